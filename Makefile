@@ -1,0 +1,81 @@
+# systrace: make builds build/systrace; make check runs every test.
+CC      ?= gcc
+PREFIX  ?= /usr/local
+BUILD   := build
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Werror
+CPPFLAGS_ALL = -D_GNU_SOURCE -I$(BUILD)/gen -Istats -Ipatcher -Itracer -Ipreload $(shell pkg-config --cflags $(PKGS))
+SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+PKGS    := libelf capstone libunwind-ptrace
+LIBS     = $(shell pkg-config --libs $(PKGS))
+CHECK_LIBS = $(shell pkg-config --libs check)
+
+STATS_SRC   := $(wildcard stats/*.c)
+PATCHER_SRC := $(wildcard patcher/*.c)
+TRACER_SRC  := $(wildcard tracer/*.c)
+GEN_SRC     := $(BUILD)/gen/syscall_table.c
+LIB_SRC     := $(STATS_SRC) $(PATCHER_SRC) $(filter-out tracer/main.c,$(TRACER_SRC))
+UNIT_SRC    := $(wildcard tests/unit/*.c)
+PROGRAM_SRC := $(wildcard tests/programs/*.c)
+PROGRAMS    := $(PROGRAM_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%)
+
+obj = $(patsubst %.c,$(BUILD)/$(1)/%.o,$(2))
+
+.PHONY: all deps check check-unit check-e2e install clean demo bench programs
+all: $(BUILD)/systrace
+
+# Install missing dependencies once (apt-get; see scripts/install-deps.sh).
+deps: $(BUILD)/.deps
+$(BUILD)/.deps: scripts/install-deps.sh
+	@mkdir -p $(BUILD)
+	sh scripts/install-deps.sh
+	@touch $@
+
+$(BUILD)/gen/syscall_table.c: stats/gen-syscall-names.sh | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	sh stats/gen-syscall-names.sh $(CC) > $@.tmp && mv $@.tmp $@
+
+# Two flavours of every object: plain, and with AddressSanitizer + UBSan for tests.
+$(BUILD)/plain/%.o: %.c | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
+$(BUILD)/asan/%.o: %.c | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(SANITIZE) -MMD -MP -c -o $@ $<
+
+$(BUILD)/systrace: $(call obj,plain,tracer/main.c $(LIB_SRC) $(GEN_SRC))
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+$(BUILD)/asan/systrace: $(call obj,asan,tracer/main.c $(LIB_SRC) $(GEN_SRC))
+	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(LIBS)
+
+$(BUILD)/unit-tests: $(call obj,plain,$(UNIT_SRC) $(LIB_SRC) $(GEN_SRC))
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) $(CHECK_LIBS)
+$(BUILD)/asan/unit-tests: $(call obj,asan,$(UNIT_SRC) $(LIB_SRC) $(GEN_SRC))
+	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(LIBS) $(CHECK_LIBS)
+
+# Test programs: plain C, threads allowed; *_static.c are linked statically.
+programs: $(PROGRAMS)
+$(BUILD)/tests/programs/%: tests/programs/%.c
+	@mkdir -p $(@D)
+	$(CC) -O1 -g $(WARN) -pthread $(if $(findstring _static,$*),-static) -o $@ $<
+
+check: check-unit check-e2e
+check-unit: $(BUILD)/unit-tests $(BUILD)/asan/unit-tests
+	$(BUILD)/unit-tests
+	$(BUILD)/asan/unit-tests
+check-e2e: $(BUILD)/systrace $(BUILD)/asan/systrace $(PROGRAMS)
+	sh tests/e2e/run-all.sh $(BUILD)
+
+demo: $(BUILD)/systrace
+	sh workload/run-demo.sh $(BUILD)/systrace
+
+bench: $(BUILD)/systrace
+	sh bench/run.sh $(BUILD)/systrace
+
+install: $(BUILD)/systrace
+	install -D -m 755 $(BUILD)/systrace $(DESTDIR)$(PREFIX)/bin/systrace
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,195 @@
+#include "elf_object.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void read_segments(struct elf_object *o, Elf *elf)
+{
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n) != 0)
+		return;
+	o->segments = calloc(n ? n : 1, sizeof(*o->segments));
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+			o->segments[o->nsegments++] = (struct elf_segment){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
+	}
+}
+
+static void read_build_id(struct elf_object *o, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(data = elf_getdata(scn, NULL)))
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4
+			    || memcmp((char *)data->d_buf + name_off, "GNU", 4) != 0)
+				continue;
+			const unsigned char *id = (const unsigned char *)data->d_buf + desc_off;
+			size_t len = nh.n_descsz < 20 ? nh.n_descsz : 20;
+
+			for (size_t i = 0; i < len; i++)
+				snprintf(o->build_id + 2 * i, 3, "%02x", id[i]);
+			return;
+		}
+	}
+}
+
+static Elf_Scn *find_section(Elf *elf, GElf_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type && sh.sh_size > 0)
+			return scn;
+	return NULL;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct elf_symbol *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* Copies the function symbols of a symbol table section into the object. */
+static void read_symbols(struct elf_object *o, Elf *elf, Elf_Scn *scn)
+{
+	GElf_Shdr sh;
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t count, pool = 0, used = 0;
+
+	if (!data || !gelf_getshdr(scn, &sh) || sh.sh_entsize == 0)
+		return;
+	count = sh.sh_size / sh.sh_entsize;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < count; i++) {
+			GElf_Sym sym;
+			const char *name;
+			int type;
+
+			if (!gelf_getsym(data, (int)i, &sym))
+				continue;
+			type = GELF_ST_TYPE(sym.st_info);
+			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF
+			    || !(name = elf_strptr(elf, sh.sh_link, sym.st_name)) || !*name)
+				continue;
+			if (pass == 0) {
+				pool += strlen(name) + 1;
+				o->nsymbols++;
+				continue;
+			}
+			o->symbols[used] = (struct elf_symbol){ sym.st_value, sym.st_size, o->names + pool };
+			pool += (size_t)sprintf(o->names + pool, "%s", name) + 1;
+			used++;
+		}
+		if (pass == 0) {
+			o->symbols = calloc(o->nsymbols ? o->nsymbols : 1, sizeof(*o->symbols));
+			o->names = malloc(pool ? pool : 1);
+			pool = 0;
+		}
+	}
+	qsort(o->symbols, o->nsymbols, sizeof(*o->symbols), by_addr);
+}
+
+/* The separate debug file of a stripped object, by build-id, if it is installed. */
+static bool read_debug_symbols(struct elf_object *o)
+{
+	char path[128];
+	int fd;
+	Elf *elf;
+	Elf_Scn *scn;
+
+	if (!o->build_id[0])
+		return false;
+	snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", o->build_id, o->build_id + 2);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	scn = elf ? find_section(elf, SHT_SYMTAB) : NULL;
+	if (scn)
+		read_symbols(o, elf, scn);
+	elf_end(elf);
+	close(fd);
+	return o->nsymbols > 0;
+}
+
+bool elf_object_load(struct elf_object *o, int fd)
+{
+	Elf *elf;
+	Elf_Scn *scn;
+
+	memset(o, 0, sizeof(*o));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return false;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		return false;
+	}
+	read_segments(o, elf);
+	read_build_id(o, elf);
+	if ((scn = find_section(elf, SHT_SYMTAB)))
+		read_symbols(o, elf, scn);
+	else if (!read_debug_symbols(o) && (scn = find_section(elf, SHT_DYNSYM)))
+		read_symbols(o, elf, scn);
+	elf_end(elf);
+	return true;
+}
+
+void elf_object_free(struct elf_object *o)
+{
+	free(o->segments);
+	free(o->symbols);
+	free(o->names);
+	memset(o, 0, sizeof(*o));
+}
+
+bool elf_object_vaddr(const struct elf_object *o, uint64_t file_offset, uint64_t *vaddr)
+{
+	for (size_t i = 0; i < o->nsegments; i++) {
+		const struct elf_segment *s = &o->segments[i];
+
+		if (file_offset >= s->file_offset && file_offset < s->file_offset + s->filesz) {
+			*vaddr = file_offset - s->file_offset + s->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+const struct elf_symbol *elf_object_symbol(const struct elf_object *o, uint64_t vaddr)
+{
+	size_t lo = 0, hi = o->nsymbols;
+
+	/* the last symbol at or below vaddr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (o->symbols[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	/* among symbols below, prefer one whose extent contains vaddr (aliases, nested) */
+	for (size_t i = lo; i-- > 0 && o->symbols[i].addr + 4096 > vaddr;)
+		if (vaddr < o->symbols[i].addr + o->symbols[i].size)
+			return &o->symbols[i];
+	return &o->symbols[lo - 1];
+}

@@ -1,0 +1,40 @@
+/* What systrace needs from an ELF object, read with libelf: its loadable segments
+ * (to turn a file offset into the address addr2line takes) and its function symbols
+ * (to name a site). Symbols come from .symtab, else from the separate debug file
+ * found by build-id under /usr/lib/debug, else from .dynsym. */
+#ifndef SYSTRACE_ELF_OBJECT_H
+#define SYSTRACE_ELF_OBJECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct elf_segment {
+	uint64_t file_offset, vaddr, filesz;
+};
+
+struct elf_symbol {
+	uint64_t addr, size;
+	const char *name; /* in the object's string pool */
+};
+
+struct elf_object {
+	struct elf_segment *segments;
+	size_t nsegments;
+	struct elf_symbol *symbols; /* sorted by addr */
+	size_t nsymbols;
+	char *names;                /* string pool */
+	char build_id[41];          /* hex, "" if none (first 20 bytes) */
+};
+
+/* Reads the object open on fd; false (and an empty object) when it is not ELF. */
+bool elf_object_load(struct elf_object *o, int fd);
+void elf_object_free(struct elf_object *o);
+
+/* The ELF virtual address of a file offset inside a loadable segment. */
+bool elf_object_vaddr(const struct elf_object *o, uint64_t file_offset, uint64_t *vaddr);
+
+/* The symbol containing vaddr, else the nearest one below it; NULL if none. */
+const struct elf_symbol *elf_object_symbol(const struct elf_object *o, uint64_t vaddr);
+
+#endif

@@ -1,0 +1,56 @@
+/* What systrace knows of one process image (a row of processes.csv) and of its
+ * syscall sites, in plain data: the tracer fills it, stats/ writes it out. */
+#ifndef SYSTRACE_IMAGE_RECORD_H
+#define SYSTRACE_IMAGE_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "syscall_names.h"
+
+/* The syscall index of a site whose number is not fixed (it saw more than one). */
+#define SITE_SYSCALL_VARIES (-1)
+
+struct site_record {
+	uint64_t addr;          /* of the syscall instruction */
+	int syscall;            /* counter index, or SITE_SYSCALL_VARIES */
+	uint64_t ptraced, inprocess;
+	const char *object;     /* mapped file path, "[vdso]", "[anon]"; NULL: unknown */
+	uint64_t offset;        /* as addr2line -e takes it; the address itself if unknown */
+	const char *symbol;     /* nearest symbol, or NULL */
+	uint64_t symbol_offset;
+	const char *state;      /* "patched", "unpatchable:<reason>", "pending" */
+	bool named;             /* object, offset and symbol have been looked up */
+};
+
+enum image_end { IMAGE_RUNNING, IMAGE_EXITED, IMAGE_SIGNALED, IMAGE_EXECED };
+
+struct image_record {
+	pid_t pid, ppid;
+	unsigned image;         /* 0 when created by fork, +1 at each execve */
+	const char *exe;
+	uint64_t start_ns, end_ns;           /* CLOCK_MONOTONIC */
+	bool times_known;
+	uint64_t user_ns, sys_ns;
+	int64_t instructions, cycles;        /* -1 where the hardware has no counter */
+
+	uint64_t calls[SYSCALL_INDEX_COUNT]; /* per syscall, both paths */
+	uint64_t *results_seen, *errors;     /* per syscall; NULL until a result is seen */
+	uint64_t ptraced, inprocess, early, instrument, ptrace_stops;
+
+	unsigned threads, forks, vforks;     /* created by this image */
+	bool started_by_exec;
+	enum image_end end;
+	int end_code;                        /* exit status or signal number */
+
+	struct site_record *sites;
+	size_t nsites;
+};
+
+static inline uint64_t image_syscalls(const struct image_record *r)
+{
+	return r->ptraced + r->inprocess;
+}
+
+#endif

@@ -1,0 +1,237 @@
+#include "report.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const file_names[REPORT_FILES] = {
+	[REPORT_PROCESSES] = "processes.csv",
+	[REPORT_SYSCALLS] = "syscalls.csv",
+	[REPORT_SITES] = "sites.csv",
+	[REPORT_SUMMARY] = "summary.csv",
+};
+
+static const char *const processes_header[] = {
+	"pid", "image", "ppid", "exe", "start_ns", "end_ns", "syscalls", "early", "ptraced",
+	"inprocess", "sites_patched", "exit", "user_ns", "sys_ns", "instructions", "cycles",
+	"threads", "forks", "vforks", "execs", "exits", "sites", "sites_unpatchable",
+	"instrument_syscalls", "ptrace_stops", "wall_ns", NULL
+};
+static const char *const syscalls_header[] = {
+	"pid", "image", "syscall", "calls", "errors", "abi", NULL
+};
+static const char *const sites_header[] = {
+	"pid", "image", "object", "offset", "symbol", "syscall", "state", "ptraced",
+	"inprocess", "address", NULL
+};
+static const char *const *const headers[REPORT_FILES] = {
+	[REPORT_PROCESSES] = processes_header,
+	[REPORT_SYSCALLS] = syscalls_header,
+	[REPORT_SITES] = sites_header,
+};
+static const char *const abi_names[ABI_COUNT] = { "x86_64", "i386", "x32" };
+
+static char *path_in(const struct report *r, enum report_file which, bool partial)
+{
+	char *path;
+
+	if (asprintf(&path, "%s/%s%s%s", r->dir, partial ? "." : "", file_names[which],
+		     partial ? ".partial" : "") < 0)
+		abort();
+	return path;
+}
+
+static int make_dirs(const char *dir)
+{
+	char *copy = strdup(dir);
+	int ret = 0;
+
+	for (char *p = copy + 1; ret == 0 && *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, 0777) < 0 && errno != EEXIST)
+			ret = -1;
+		*p = '/';
+	}
+	if (ret == 0 && mkdir(copy, 0777) < 0 && errno != EEXIST)
+		ret = -1;
+	free(copy);
+	return ret;
+}
+
+int report_open(struct report *r, const char *dir, char *err, size_t errlen)
+{
+	memset(r, 0, sizeof(*r));
+	r->dir = strdup(dir);
+	if (make_dirs(dir) < 0) {
+		snprintf(err, errlen, "cannot create output folder '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < REPORT_FILES; i++) {
+		char *path = path_in(r, i, true);
+
+		r->file[i] = fopen(path, "w");
+		free(path);
+		if (!r->file[i]) {
+			snprintf(err, errlen, "cannot write to output folder '%s': %s", dir, strerror(errno));
+			report_discard(r);
+			return -1;
+		}
+		r->csv[i].file = r->file[i];
+		if (headers[i])
+			csv_header(&r->csv[i], headers[i]);
+	}
+	return 0;
+}
+
+static void write_exit(struct csv_writer *w, const struct image_record *img)
+{
+	char buf[32];
+
+	switch (img->end) {
+	case IMAGE_RUNNING: csv_str(w, "running"); return;
+	case IMAGE_EXECED: csv_str(w, "exec"); return;
+	case IMAGE_EXITED: snprintf(buf, sizeof(buf), "exit:%d", img->end_code); break;
+	case IMAGE_SIGNALED: snprintf(buf, sizeof(buf), "signal:%d", img->end_code); break;
+	}
+	csv_str(w, buf);
+}
+
+static void write_optional(struct csv_writer *w, bool known, uint64_t v)
+{
+	if (known)
+		csv_u64(w, v);
+	else
+		csv_empty(w);
+}
+
+static void write_process_row(struct csv_writer *w, const struct image_record *img)
+{
+	csv_u64(w, (uint64_t)img->pid);
+	csv_u64(w, img->image);
+	csv_u64(w, (uint64_t)img->ppid);
+	csv_str(w, img->exe);
+	csv_u64(w, img->start_ns);
+	csv_u64(w, img->end_ns);
+	csv_u64(w, image_syscalls(img));
+	csv_u64(w, img->early);
+	csv_u64(w, img->ptraced);
+	csv_u64(w, img->inprocess);
+	csv_u64(w, image_sites_in_state(img, "patched"));
+	write_exit(w, img);
+	write_optional(w, img->times_known, img->user_ns);
+	write_optional(w, img->times_known, img->sys_ns);
+	write_optional(w, img->instructions >= 0, (uint64_t)img->instructions);
+	write_optional(w, img->cycles >= 0, (uint64_t)img->cycles);
+	csv_u64(w, img->threads);
+	csv_u64(w, img->forks);
+	csv_u64(w, img->vforks);
+	csv_u64(w, img->started_by_exec);
+	csv_u64(w, img->end == IMAGE_EXITED || img->end == IMAGE_SIGNALED);
+	csv_u64(w, img->nsites);
+	csv_u64(w, image_sites_in_state(img, "unpatchable"));
+	csv_u64(w, img->instrument);
+	csv_u64(w, img->ptrace_stops);
+	csv_u64(w, img->end_ns - img->start_ns);
+	csv_end_row(w);
+}
+
+static void write_syscall_rows(struct csv_writer *w, const struct image_record *img)
+{
+	char buf[32];
+
+	for (int i = 0; i < SYSCALL_INDEX_COUNT; i++) {
+		if (!img->calls[i])
+			continue;
+		csv_u64(w, (uint64_t)img->pid);
+		csv_u64(w, img->image);
+		csv_str(w, syscall_index_name(i, buf, sizeof(buf)));
+		csv_u64(w, img->calls[i]);
+		write_optional(w, img->results_seen && img->results_seen[i], img->errors ? img->errors[i] : 0);
+		csv_str(w, abi_names[i / SYSCALL_NR_SPAN]);
+		csv_end_row(w);
+	}
+}
+
+static void write_site_rows(struct csv_writer *w, const struct image_record *img)
+{
+	char buf[512];
+
+	for (size_t i = 0; i < img->nsites; i++) {
+		const struct site_record *s = &img->sites[i];
+
+		csv_u64(w, (uint64_t)img->pid);
+		csv_u64(w, img->image);
+		csv_str(w, s->object ? s->object : "");
+		csv_hex(w, s->offset);
+		if (s->symbol) {
+			snprintf(buf, sizeof(buf), "%s+0x%lx", s->symbol, (unsigned long)s->symbol_offset);
+			csv_str(w, buf);
+		} else {
+			csv_empty(w);
+		}
+		csv_str(w, s->syscall == SITE_SYSCALL_VARIES ? "?" : syscall_index_name(s->syscall, buf, sizeof(buf)));
+		csv_str(w, s->state);
+		csv_u64(w, s->ptraced);
+		csv_u64(w, s->inprocess);
+		csv_hex(w, s->addr);
+		csv_end_row(w);
+	}
+}
+
+void report_image(struct report *r, const struct image_record *img)
+{
+	write_process_row(&r->csv[REPORT_PROCESSES], img);
+	write_syscall_rows(&r->csv[REPORT_SYSCALLS], img);
+	write_site_rows(&r->csv[REPORT_SITES], img);
+	totals_add_image(&r->totals, img);
+}
+
+int report_commit(struct report *r, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	summary_write_csv(r->file[REPORT_SUMMARY], &r->totals);
+	for (int i = 0; i < REPORT_FILES; i++) {
+		if ((fflush(r->file[i]) != 0 || ferror(r->file[i])) && ret == 0) {
+			snprintf(err, errlen, "cannot write %s/%s: %s", r->dir, file_names[i], strerror(errno));
+			ret = -1;
+		}
+	}
+	for (int i = 0; ret == 0 && i < REPORT_FILES; i++) {
+		char *from = path_in(r, i, true), *to = path_in(r, i, false);
+
+		if (rename(from, to) < 0) {
+			snprintf(err, errlen, "cannot rename %s to %s: %s", from, to, strerror(errno));
+			ret = -1;
+		}
+		free(from);
+		free(to);
+	}
+	if (ret < 0) {
+		report_discard(r);
+		return -1;
+	}
+	for (int i = 0; i < REPORT_FILES; i++)
+		fclose(r->file[i]);
+	free(r->dir);
+	return 0;
+}
+
+void report_discard(struct report *r)
+{
+	for (int i = 0; i < REPORT_FILES; i++) {
+		char *path = path_in(r, i, true);
+
+		if (r->file[i])
+			fclose(r->file[i]);
+		r->file[i] = NULL;
+		unlink(path);
+		free(path);
+	}
+	free(r->dir);
+	r->dir = NULL;
+}

@@ -1,0 +1,28 @@
+/* The syscall sites of one image: an array of records in first-seen order with an
+ * open-addressing index by address. */
+#ifndef SYSTRACE_SITE_TABLE_H
+#define SYSTRACE_SITE_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image_record.h"
+
+/* The syscall index of a site that has not been counted yet. */
+#define SITE_SYSCALL_UNSET (-2)
+
+struct site_table {
+	struct site_record *sites;
+	size_t n, cap;
+	uint32_t *slots;  /* 1 + index into sites; 0 = empty */
+	size_t nslots;    /* a power of two */
+};
+
+/* The record of addr, added (zeroed, syscall SITE_SYSCALL_UNSET) if new. The pointer
+ * is valid until the next call. */
+struct site_record *site_table_get(struct site_table *t, uint64_t addr);
+/* Notes one call of syscall index idx at a site: a site that sees two numbers varies. */
+void site_note_syscall(struct site_record *s, int idx);
+void site_table_free(struct site_table *t);
+
+#endif

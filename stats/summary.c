@@ -1,0 +1,77 @@
+#include "summary.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "csv.h"
+
+#define TOTALS_FIELDS(X) \
+	X(syscalls) X(syscalls_early) X(syscalls_ptraced) X(syscalls_inprocess) \
+	X(instrument_syscalls) X(processes) X(forks) X(vforks) X(threads) X(execs) \
+	X(exits) X(sites) X(sites_patched) X(sites_unpatchable) X(ptrace_stops) \
+	X(wall_ns) X(tracer_cpu_ns) X(tracer_maxrss_kb)
+
+uint64_t image_sites_in_state(const struct image_record *r, const char *state_prefix)
+{
+	uint64_t n = 0;
+	size_t len = strlen(state_prefix);
+
+	for (size_t i = 0; i < r->nsites; i++)
+		n += strncmp(r->sites[i].state, state_prefix, len) == 0;
+	return n;
+}
+
+void totals_add_image(struct totals *t, const struct image_record *r)
+{
+	t->syscalls += image_syscalls(r);
+	t->syscalls_early += r->early;
+	t->syscalls_ptraced += r->ptraced;
+	t->syscalls_inprocess += r->inprocess;
+	t->instrument_syscalls += r->instrument;
+	t->processes++;
+	t->forks += r->forks;
+	t->vforks += r->vforks;
+	t->threads += r->threads;
+	t->execs += r->started_by_exec;
+	t->exits += r->end == IMAGE_EXITED || r->end == IMAGE_SIGNALED;
+	t->sites += r->nsites;
+	t->sites_patched += image_sites_in_state(r, "patched");
+	t->sites_unpatchable += image_sites_in_state(r, "unpatchable");
+	t->ptrace_stops += r->ptrace_stops;
+}
+
+void percent_pair(uint64_t part, uint64_t total, unsigned *hundredths, unsigned *rest)
+{
+	/* 128-bit so that part * 10000 cannot overflow */
+	*hundredths = total ? (unsigned)(((unsigned __int128)part * 10000 + total / 2) / total) : 0;
+	*rest = total ? 10000 - *hundredths : 0;
+}
+
+void summary_write_csv(FILE *f, const struct totals *t)
+{
+	struct csv_writer w = { f, 0 };
+
+	csv_header(&w, (const char *const[]){ "metric", "value", NULL });
+#define ROW(name) csv_str(&w, #name); csv_u64(&w, t->name); csv_end_row(&w);
+	TOTALS_FIELDS(ROW)
+#undef ROW
+}
+
+static void print_pair(FILE *f, const char *a, const char *b, uint64_t part, uint64_t total)
+{
+	unsigned p, rest;
+
+	percent_pair(part, total, &p, &rest);
+	fprintf(f, "%s: %u.%02u%%\n%s: %u.%02u%%\n", a, p / 100, p % 100, b, rest / 100, rest % 100);
+}
+
+void summary_print(FILE *f, const struct totals *t)
+{
+#define LINE(name) fprintf(f, "%s: %" PRIu64 "\n", #name, t->name);
+	TOTALS_FIELDS(LINE)
+#undef LINE
+	print_pair(f, "syscalls ptraced (slow)", "syscalls in-process (fast)",
+		   t->syscalls_ptraced, t->syscalls);
+	print_pair(f, "syscalls early (before the library was ready)", "syscalls late",
+		   t->syscalls_early, t->syscalls);
+}

@@ -1,0 +1,30 @@
+/* Run totals: the sums of processes.csv's columns plus run-wide figures, written as
+ * summary.csv and printed by --show-perf-stats. */
+#ifndef SYSTRACE_SUMMARY_H
+#define SYSTRACE_SUMMARY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "image_record.h"
+
+struct totals {
+	uint64_t syscalls, syscalls_early, syscalls_ptraced, syscalls_inprocess;
+	uint64_t instrument_syscalls, processes, forks, vforks, threads, execs, exits;
+	uint64_t sites, sites_patched, sites_unpatchable, ptrace_stops;
+	uint64_t wall_ns, tracer_cpu_ns, tracer_maxrss_kb;
+};
+
+void totals_add_image(struct totals *t, const struct image_record *r);
+
+/* Per-image site state counts, shared by the processes row and the totals. */
+uint64_t image_sites_in_state(const struct image_record *r, const char *state_prefix);
+
+/* a/total as a percentage in hundredths, and its complement, so that a pair of
+ * percentage lines always adds up to exactly 100.00%. */
+void percent_pair(uint64_t part, uint64_t total, unsigned *hundredths, unsigned *rest);
+
+void summary_write_csv(FILE *f, const struct totals *t);
+void summary_print(FILE *f, const struct totals *t);
+
+#endif

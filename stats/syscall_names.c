@@ -1,0 +1,36 @@
+#include "syscall_names.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const *const tables[ABI_COUNT] = {
+	[ABI_X86_64] = syscall_names_x86_64,
+	[ABI_I386] = syscall_names_i386,
+	[ABI_X32] = syscall_names_x32,
+};
+
+int syscall_index(enum syscall_abi abi, long nr)
+{
+	if ((unsigned)abi >= ABI_COUNT || nr < 0 || nr >= SYSCALL_NR_SPAN)
+		return -1;
+	return (int)abi * SYSCALL_NR_SPAN + (int)nr;
+}
+
+const char *syscall_index_name(int index, char *buf, size_t len)
+{
+	int abi = index / SYSCALL_NR_SPAN, nr = index % SYSCALL_NR_SPAN;
+	const char *name = tables[abi][nr];
+
+	if (name)
+		return name;
+	snprintf(buf, len, "syscall_%d", nr);
+	return buf;
+}
+
+long syscall_number_x86_64(const char *name)
+{
+	for (long nr = 0; nr < SYSCALL_NR_SPAN; nr++)
+		if (syscall_names_x86_64[nr] && strcmp(syscall_names_x86_64[nr], name) == 0)
+			return nr;
+	return -1;
+}

@@ -1,0 +1,391 @@
+#include "events.h"
+
+#include <errno.h>
+#include <linux/audit.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "procfs.h"
+#include "signals.h"
+#include "tasks.h"
+
+#ifndef __X32_SYSCALL_BIT
+#define __X32_SYSCALL_BIT 0x40000000
+#endif
+
+static pid_t root_pid;
+static struct run_result *result;
+static int nr_execve[ABI_COUNT], nr_execveat[ABI_COUNT];
+static int nr_clone[ABI_COUNT], nr_clone3[ABI_COUNT], nr_fork[ABI_COUNT], nr_vfork[ABI_COUNT];
+static int nr_munmap;
+
+static void resume(pid_t tid, int request, int sig)
+{
+	/* ESRCH: killed (SIGKILL) while stopped; its death report follows */
+	ptrace(request, tid, 0, sig);
+}
+
+static int index_of(const char *name, enum syscall_abi abi)
+{
+	const char *const *table = abi == ABI_X86_64 ? syscall_names_x86_64
+				 : abi == ABI_I386 ? syscall_names_i386 : syscall_names_x32;
+
+	for (int nr = 0; nr < SYSCALL_NR_SPAN; nr++)
+		if (table[nr] && strcmp(table[nr], name) == 0)
+			return syscall_index(abi, nr);
+	return -1;
+}
+
+/* The syscalls the loop treats specially, by counter index in every ABI. */
+static void learn_numbers(void)
+{
+	for (int abi = 0; abi < ABI_COUNT; abi++) {
+		nr_execve[abi] = index_of("execve", abi);
+		nr_execveat[abi] = index_of("execveat", abi);
+		nr_clone[abi] = index_of("clone", abi);
+		nr_clone3[abi] = index_of("clone3", abi);
+		nr_fork[abi] = index_of("fork", abi);
+		nr_vfork[abi] = index_of("vfork", abi);
+	}
+	nr_munmap = index_of("munmap", ABI_X86_64);
+}
+
+static void count_result(struct image_record *r, int idx, int64_t ret)
+{
+	if (!r->results_seen) {
+		r->results_seen = calloc(SYSCALL_INDEX_COUNT, sizeof(uint64_t));
+		r->errors = calloc(SYSCALL_INDEX_COUNT, sizeof(uint64_t));
+		if (!r->results_seen || !r->errors)
+			abort();
+	}
+	r->results_seen[idx]++;
+	r->errors[idx] += ret < 0 && ret >= -4095;
+}
+
+/* Counts one ptraced call at a site of an image whose library is not ready. */
+static struct site_record *count_call(struct image *img, int idx, uint64_t site_addr)
+{
+	struct site_record *s = site_table_get(&img->sites, site_addr);
+
+	if (s->syscall == SITE_SYSCALL_UNSET && !s->named)
+		img->unnamed_sites++;
+	site_note_syscall(s, idx);
+	s->ptraced++;
+	img->rec.calls[idx]++;
+	img->rec.ptraced++;
+	img->rec.early++;
+	return s;
+}
+
+static uint64_t read_clone3_flags(pid_t tid, uint64_t args_addr)
+{
+	uint64_t flags = 0;
+	struct iovec local = { &flags, sizeof(flags) }, remote = { (void *)args_addr, sizeof(flags) };
+
+	if (process_vm_readv(tid, &local, 1, &remote, 1, 0) != sizeof(flags))
+		return 0;
+	return flags;
+}
+
+static void on_seccomp(struct thread *t)
+{
+	struct __ptrace_syscall_info info;
+	enum syscall_abi abi = ABI_X86_64;
+	long nr;
+	int idx;
+
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) <= 0
+	    || info.op != PTRACE_SYSCALL_INFO_SECCOMP) {
+		resume(t->tid, PTRACE_CONT, 0);
+		return;
+	}
+	nr = (long)info.seccomp.nr;
+	if (info.arch == AUDIT_ARCH_I386) {
+		abi = ABI_I386;
+	} else if (nr & __X32_SYSCALL_BIT) {
+		abi = ABI_X32;
+		nr &= ~(long)__X32_SYSCALL_BIT;
+	}
+	idx = syscall_index(abi, nr);
+	if (idx < 0)
+		idx = syscall_index(abi, SYSCALL_NR_SPAN - 1); /* out of every table */
+
+	if (idx == nr_execve[abi] || idx == nr_execveat[abi]) {
+		/* counted at its exit stop, in the image it creates if it succeeds */
+		t->exec_index = idx;
+		t->exec_site = (struct site_record){ .addr = info.instruction_pointer - 2, .syscall = idx };
+		image_name_sites(t->img, t->img->rec.pid, &t->exec_site);
+		resume(t->tid, PTRACE_SYSCALL, 0);
+		return;
+	}
+	if (idx == nr_clone[abi])
+		t->clone_flags = info.seccomp.args[0];
+	else if (idx == nr_clone3[abi])
+		t->clone_flags = read_clone3_flags(t->tid, info.seccomp.args[0]);
+	else if (idx == nr_fork[abi])
+		t->clone_flags = SIGCHLD;
+	else if (idx == nr_vfork[abi])
+		t->clone_flags = CLONE_VM | CLONE_VFORK | SIGCHLD;
+	else if (idx == nr_munmap && t->img->unnamed_sites)
+		/* name sites while the code they lie in is still mapped */
+		image_name_sites(t->img, t->img->rec.pid, NULL);
+	count_call(t->img, idx, info.instruction_pointer - 2);
+	resume(t->tid, PTRACE_CONT, 0);
+}
+
+/* The exit of an execve (the only calls resumed with PTRACE_SYSCALL). */
+static void on_syscall_exit(struct thread *t)
+{
+	struct __ptrace_syscall_info info;
+	struct site_record *s;
+	struct image *img = t->img;
+
+	if (t->exec_index >= 0
+	    && ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) > 0
+	    && info.op == PTRACE_SYSCALL_INFO_EXIT) {
+		s = count_call(img, t->exec_index, t->exec_site.addr);
+		if (!s->named) {
+			s->object = t->exec_site.object;
+			s->offset = t->exec_site.offset;
+			s->symbol = t->exec_site.symbol;
+			s->symbol_offset = t->exec_site.symbol_offset;
+			s->named = true;
+			img->unnamed_sites--;
+		}
+		count_result(&img->rec, t->exec_index, info.exit.rval);
+		if (img->hidden && info.exit.is_error)
+			result->root_exec_errno = (int)-info.exit.rval;
+	}
+	t->exec_index = -1;
+	resume(t->tid, PTRACE_CONT, 0);
+}
+
+static void on_clone_event(struct thread *t, int event)
+{
+	unsigned long msg;
+	pid_t child_tid;
+	struct image *parent = t->img, *img;
+	struct thread *child;
+	uint64_t flags = t->clone_flags;
+
+	t->clone_flags = 0;
+	if (ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg) < 0) {
+		resume(t->tid, PTRACE_CONT, 0);
+		return;
+	}
+	child_tid = (pid_t)msg;
+	if (event == PTRACE_EVENT_CLONE && (flags & CLONE_THREAD)) {
+		img = parent;
+		parent->rec.threads++;
+	} else {
+		pid_t ppid = flags & CLONE_PARENT ? parent->rec.ppid : parent->rec.pid;
+
+		img = image_new(child_tid, 0, ppid, parent->rec.exe ? strdup(parent->rec.exe) : NULL);
+		if (event == PTRACE_EVENT_VFORK)
+			parent->rec.vforks++;
+		else
+			parent->rec.forks++;
+		perf_counters_open(&img->perf, child_tid);
+	}
+	child = thread_find(child_tid);
+	if (child && child->state == THREAD_UNCLAIMED) {
+		/* it stopped first: its initial stop is waiting for us */
+		thread_attach(child, img);
+		child->state = THREAD_RUNNING;
+		resume(child_tid, PTRACE_CONT, 0);
+	} else if (!child) {
+		thread_add(child_tid, img, THREAD_AWAIT_INITIAL_STOP);
+	}
+	resume(t->tid, PTRACE_CONT, 0);
+}
+
+static void on_exec_event(struct thread *t)
+{
+	unsigned long former;
+	struct image *old = t->img, *img;
+	pid_t tgid = t->tid;
+
+	if (ptrace(PTRACE_GETEVENTMSG, tgid, 0, &former) == 0 && (pid_t)former != tgid) {
+		/* a non-leader thread executed: it takes the leader's tid, and the old
+		 * leader is gone without a death report of its own */
+		struct thread *leader = t, *execer = thread_find((pid_t)former);
+
+		if (execer) {
+			if (!leader->exit_event_seen)
+				leader->img->live_threads--;
+			thread_remove(leader);
+			thread_rekey(execer, tgid);
+			t = execer;
+			old = t->img;
+		}
+	}
+	image_take_times(old, tgid);
+	img = image_new(tgid, old->rec.image + 1, old->rec.ppid, procfs_exe(tgid));
+	img->rec.started_by_exec = true;
+	img->user_ns0 = old->rec.user_ns + old->user_ns0;
+	img->sys_ns0 = old->rec.sys_ns + old->sys_ns0;
+	img->perf = old->perf;
+	for (int i = 0; i < PERF_COUNTERS; i++)
+		old->perf.fd[i] = -1;
+	if (old->hidden) {
+		/* systrace's child became the command: image 1 of the root pid */
+		img->rec.ptrace_stops += old->rec.ptrace_stops;
+		img->rec.start_ns = old->rec.start_ns;
+		perf_counters_open(&img->perf, tgid);
+		result->root_started = true;
+	}
+	/* the execing thread moves to the new image; the old one ends */
+	old->live_threads--;
+	old->refs--;
+	t->img = NULL;
+	thread_attach(t, img);
+	image_end(old, IMAGE_EXECED, 0);
+	resume(t->tid, PTRACE_SYSCALL, 0); /* its execve's exit stop counts the call */
+}
+
+static void on_exit_event(struct thread *t)
+{
+	struct image *img = t->img;
+
+	t->exit_event_seen = true;
+	if (--img->live_threads == 0) {
+		/* the last stop at which the process's memory and times can be read */
+		image_name_sites(img, img->rec.pid, NULL);
+		image_take_times(img, img->rec.pid);
+	}
+	resume(t->tid, PTRACE_CONT, 0);
+}
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+static void on_stop_event(struct thread *t, int sig)
+{
+	if (t->state == THREAD_AWAIT_INITIAL_STOP) {
+		t->state = THREAD_RUNNING;
+		resume(t->tid, PTRACE_CONT, 0);
+	} else if (t->state == THREAD_UNCLAIMED) {
+		/* wait for the creator's event to tell whose thread this is */
+	} else if (is_stop_signal(sig)) {
+		/* group-stop: stay stopped until SIGCONT, as without a tracer */
+		resume(t->tid, PTRACE_LISTEN, 0);
+	} else {
+		resume(t->tid, PTRACE_CONT, 0);
+	}
+}
+
+static void on_death(struct thread *t, int status)
+{
+	struct image *img = t->img;
+
+	if (!img) {
+		thread_remove(t);
+		return;
+	}
+	if (!t->exit_event_seen && --img->live_threads == 0 && !img->rec.times_known)
+		img->rec.end_ns = monotonic_ns();
+	if (t->tid == img->rec.pid) {
+		/* the leader is reported last: the process is gone */
+		if (t->tid == root_pid && !img->hidden) {
+			result->root_status = status;
+			result->root_status_known = true;
+		}
+		image_end(img, WIFSIGNALED(status) ? IMAGE_SIGNALED : IMAGE_EXITED,
+			  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	}
+	thread_remove(t);
+}
+
+static void dispatch(pid_t tid, int status)
+{
+	struct thread *t = thread_find(tid);
+	int event = (unsigned)status >> 16, sig;
+
+	result->ptrace_stops++;
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		if (t)
+			on_death(t, status);
+		return;
+	}
+	if (!WIFSTOPPED(status))
+		return;
+	if (!t)
+		t = thread_add(tid, NULL, THREAD_UNCLAIMED);
+	if (t->img)
+		t->img->rec.ptrace_stops++;
+	else
+		t->unclaimed_stops++;
+	sig = WSTOPSIG(status);
+	switch (event) {
+	case PTRACE_EVENT_SECCOMP: on_seccomp(t); break;
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE: on_clone_event(t, event); break;
+	case PTRACE_EVENT_EXEC: on_exec_event(t); break;
+	case PTRACE_EVENT_EXIT: on_exit_event(t); break;
+	case PTRACE_EVENT_STOP: on_stop_event(t, sig); break;
+	default:
+		if (sig == (SIGTRAP | 0x80))
+			on_syscall_exit(t);
+		else /* a signal on its way: deliver it as it would be without us */
+			resume(tid, PTRACE_CONT, sig);
+	}
+}
+
+/* Handles what has already arrived, then lets systrace itself stop (Ctrl-Z): the
+ * tracees take their job-control stops first, so none is left half-stopped. */
+static void stop_when_tracees_have(void)
+{
+	struct timespec pause = { 0, 5 * 1000 * 1000 };
+
+	for (int quiet_rounds = 0; quiet_rounds < 4;) {
+		int status;
+		pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
+
+		if (tid > 0) {
+			dispatch(tid, status);
+			quiet_rounds = 0;
+		} else {
+			if (tid < 0 && errno == ECHILD)
+				break;
+			nanosleep(&pause, NULL);
+			quiet_rounds++;
+		}
+	}
+	signals_stop_self();
+}
+
+void events_run(pid_t root, struct run_result *res)
+{
+	struct image *launcher;
+
+	learn_numbers();
+	root_pid = root;
+	result = res;
+	launcher = image_new(root, 0, getpid(), NULL);
+	launcher->hidden = true;
+	thread_add(root, launcher, THREAD_RUNNING);
+	for (;;) {
+		int status;
+		pid_t tid;
+
+		if (signals_give_up)
+			break;
+		if (signals_stop_requested)
+			stop_when_tracees_have();
+		tid = waitpid(-1, &status, __WALL);
+		if (tid > 0)
+			dispatch(tid, status);
+		else if (errno == ECHILD)
+			break;
+	}
+}

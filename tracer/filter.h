@@ -1,0 +1,19 @@
+/* The seccomp-bpf filter that sends every syscall to the tracer except those made
+ * from the gate (see preload/gate.h). */
+#ifndef SYSTRACE_FILTER_H
+#define SYSTRACE_FILTER_H
+
+#include <linux/filter.h>
+#include <stdint.h>
+
+#define FILTER_MAX_LEN 16
+
+/* Fills prog (room for FILTER_MAX_LEN instructions) and returns its length. A
+ * syscall is allowed only when it is a native x86_64 call (not i386, not x32) and
+ * its instruction pointer equals allowed_ip; every other call is traced. */
+unsigned filter_build(struct sock_filter *prog, uint64_t allowed_ip);
+
+/* Sets no_new_privs and installs the filter in the calling process; -1 with errno. */
+int filter_install(uint64_t allowed_ip);
+
+#endif

@@ -1,0 +1,104 @@
+/* systrace: runs a command under ptrace and seccomp and counts every syscall of every
+ * process it starts; see INTERFACE.md for the contract. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "events.h"
+#include "gate.h"
+#include "launch.h"
+#include "objects.h"
+#include "options.h"
+#include "procfs.h"
+#include "report.h"
+#include "signals.h"
+#include "tasks.h"
+
+enum { EXIT_SYSTRACE_FAILED = 125, EXIT_CANNOT_EXECUTE = 126, EXIT_NOT_FOUND = 127 };
+
+static uint64_t tracer_cpu_ns(struct rusage *ru)
+{
+	return (uint64_t)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000000u
+	       + (uint64_t)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) * 1000u;
+}
+
+/* The exit status of INTERFACE.md, from the command's last wait status. */
+static int command_exit_status(const struct run_result *r)
+{
+	if (!r->root_status_known)
+		return 128 + (signals_last_termination ? signals_last_termination : SIGKILL);
+	if (WIFSIGNALED(r->root_status))
+		return 128 + WTERMSIG(r->root_status);
+	return WEXITSTATUS(r->root_status);
+}
+
+int main(int argc, char **argv)
+{
+	struct options opt;
+	struct report report;
+	struct run_result run = { 0 };
+	struct rusage ru;
+	char err[512], *path;
+	int status;
+	uint64_t start_ns;
+	pid_t root;
+
+	switch (options_parse(&opt, argc, argv)) {
+	case OPTIONS_EXIT_OK: return 0;
+	case OPTIONS_USAGE_ERROR: return EXIT_SYSTRACE_FAILED;
+	case OPTIONS_RUN: break;
+	}
+	if (!(path = launch_resolve(opt.command[0], &status))) {
+		fprintf(stderr, "systrace: %s: %s\n", opt.command[0],
+			status == EXIT_NOT_FOUND ? "command not found" : strerror(errno));
+		return status;
+	}
+	if (report_open(&report, opt.output_dir, err, sizeof(err)) < 0) {
+		fprintf(stderr, "systrace: %s\n", err);
+		free(path);
+		return EXIT_SYSTRACE_FAILED;
+	}
+	if (opt.patch != PATCH_OFF)
+		fprintf(stderr, "systrace: note: --patch=%s: the in-process path is not built yet; "
+				"every syscall is ptraced\n", patch_mode_name(opt.patch));
+	signals_setup();
+	tasks_set_report(&report);
+	start_ns = monotonic_ns();
+	root = launch_command(path, opt.command, SYSTRACE_GATE_SYSCALL_IP);
+	if (root < 0) {
+		fprintf(stderr, "systrace: cannot start %s: %s\n", path, strerror(errno));
+		report_discard(&report);
+		free(path);
+		return EXIT_SYSTRACE_FAILED;
+	}
+	signals_forward_to(root);
+	events_run(root, &run);
+	if (signals_give_up)
+		fprintf(stderr, "systrace: interrupted three times: stopping; processes still running "
+				"are killed and reported as running\n");
+	tasks_flush_all();
+	objects_free_all();
+
+	if (!run.root_started) {
+		errno = run.root_exec_errno ? run.root_exec_errno : ENOEXEC;
+		fprintf(stderr, "systrace: cannot execute %s: %s\n", path, strerror(errno));
+		report_discard(&report);
+		free(path);
+		return errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXECUTE;
+	}
+	free(path);
+	getrusage(RUSAGE_SELF, &ru);
+	report.totals.wall_ns = monotonic_ns() - start_ns;
+	report.totals.tracer_cpu_ns = tracer_cpu_ns(&ru);
+	report.totals.tracer_maxrss_kb = (uint64_t)ru.ru_maxrss;
+	if (opt.show_perf_stats)
+		summary_print(stderr, &report.totals);
+	if (report_commit(&report, err, sizeof(err)) < 0) {
+		fprintf(stderr, "systrace: %s\n", err);
+		return EXIT_SYSTRACE_FAILED;
+	}
+	return command_exit_status(&run);
+}

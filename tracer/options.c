@@ -1,0 +1,87 @@
+#include "options.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifndef SYSTRACE_VERSION
+#define SYSTRACE_VERSION "0.1"
+#endif
+
+static const char *const mode_names[] = {
+	[PATCH_OFF] = "off", [PATCH_SINGLE] = "single", [PATCH_UNSAFE] = "unsafe", [PATCH_SAFE] = "safe",
+};
+
+const char *patch_mode_name(enum patch_mode m)
+{
+	return mode_names[m];
+}
+
+static void usage(FILE *f)
+{
+	fputs("Usage: systrace [OPTIONS] -- COMMAND [ARG...]\n"
+	      "Counts every syscall of COMMAND and all its processes and threads, per process\n"
+	      "image, per syscall and per call site, and writes them as CSV files.\n\n"
+	      "  -o, --output DIR     where the CSV files go (default ./systrace-out)\n"
+	      "      --show-perf-stats  print the summary to stderr at the end\n"
+	      "      --patch=MODE     off, single, unsafe or safe (default safe)\n"
+	      "  -h, --help           show this help\n"
+	      "      --version        show the version\n\n"
+	      "Exit status: COMMAND's own; 128+N if it was killed by signal N; 127 if COMMAND\n"
+	      "is not found, 126 if it cannot be executed, 125 if systrace itself fails.\n", f);
+}
+
+enum options_result options_parse(struct options *o, int argc, char **argv)
+{
+	enum { OPT_STATS = 256, OPT_PATCH, OPT_VERSION };
+	static const struct option longs[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "show-perf-stats", no_argument, NULL, OPT_STATS },
+		{ "patch", required_argument, NULL, OPT_PATCH },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*o = (struct options){ .output_dir = "systrace-out", .patch = PATCH_SAFE };
+	opterr = 0;
+	/* '+': stop at the command, so that its own options stay its own */
+	while ((c = getopt_long(argc, argv, "+:o:h", longs, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->output_dir = optarg; break;
+		case OPT_STATS: o->show_perf_stats = true; break;
+		case OPT_PATCH: {
+			size_t m;
+
+			for (m = 0; m < sizeof(mode_names) / sizeof(mode_names[0]); m++)
+				if (strcmp(optarg, mode_names[m]) == 0)
+					break;
+			if (m == sizeof(mode_names) / sizeof(mode_names[0])) {
+				fprintf(stderr, "systrace: unknown patch mode '%s' (off, single, unsafe, safe)\n", optarg);
+				return OPTIONS_USAGE_ERROR;
+			}
+			o->patch = (enum patch_mode)m;
+			break;
+		}
+		case 'h': usage(stdout); return OPTIONS_EXIT_OK;
+		case OPT_VERSION: printf("systrace %s\n", SYSTRACE_VERSION); return OPTIONS_EXIT_OK;
+		case ':':
+			fprintf(stderr, "systrace: option '%s' needs a value\n", argv[optind - 1]);
+			return OPTIONS_USAGE_ERROR;
+		default:
+			fprintf(stderr, "systrace: unknown option '%s' (see systrace --help)\n", argv[optind - 1]);
+			return OPTIONS_USAGE_ERROR;
+		}
+	}
+	if (optind >= argc) {
+		fputs("systrace: no command given (usage: systrace [OPTIONS] -- COMMAND [ARG...])\n", stderr);
+		return OPTIONS_USAGE_ERROR;
+	}
+	if (!*o->output_dir) {
+		fputs("systrace: the output folder name is empty\n", stderr);
+		return OPTIONS_USAGE_ERROR;
+	}
+	o->command = argv + optind;
+	return OPTIONS_RUN;
+}

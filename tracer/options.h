@@ -1,0 +1,22 @@
+/* The command line of INTERFACE.md. */
+#ifndef SYSTRACE_OPTIONS_H
+#define SYSTRACE_OPTIONS_H
+
+#include <stdbool.h>
+
+enum patch_mode { PATCH_OFF, PATCH_SINGLE, PATCH_UNSAFE, PATCH_SAFE };
+
+struct options {
+	const char *output_dir;
+	bool show_perf_stats;
+	enum patch_mode patch;
+	char **command; /* NULL-terminated */
+};
+
+enum options_result { OPTIONS_RUN, OPTIONS_EXIT_OK, OPTIONS_USAGE_ERROR };
+
+/* Parses argv; prints help, version or the problem itself. */
+enum options_result options_parse(struct options *o, int argc, char **argv);
+const char *patch_mode_name(enum patch_mode m);
+
+#endif

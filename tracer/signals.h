@@ -1,0 +1,27 @@
+/* systrace's own signals: termination requests are passed on to the traced command
+ * (whose counts are then written completely), job-control stops stop systrace only
+ * once its tracees have taken theirs, and the command starts with the signal state
+ * systrace was given. */
+#ifndef SYSTRACE_SIGNALS_H
+#define SYSTRACE_SIGNALS_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+/* Remembers the inherited dispositions and installs systrace's handlers. */
+void signals_setup(void);
+/* In the command's child, before execve: the inherited dispositions and mask. */
+void signals_restore_inherited(void);
+/* The process termination requests are forwarded to. */
+void signals_forward_to(pid_t pid);
+
+/* Set by the handlers, read by the event loop. */
+extern volatile sig_atomic_t signals_stop_requested;  /* SIGTSTP, SIGTTIN or SIGTTOU */
+extern volatile sig_atomic_t signals_give_up;         /* a third termination request */
+extern volatile sig_atomic_t signals_last_termination;
+
+/* Stops systrace with the requested job-control signal, as a shell expects; returns
+ * when it is continued. */
+void signals_stop_self(void);
+
+#endif

@@ -1,0 +1,194 @@
+#include "tasks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "objects.h"
+#include "procfs.h"
+
+#define THREAD_BUCKETS 4096
+static struct thread *threads[THREAD_BUCKETS];
+static struct image *unwritten;
+static struct report *report;
+
+static struct thread **bucket(pid_t tid)
+{
+	return &threads[(unsigned)tid % THREAD_BUCKETS];
+}
+
+static void *zalloc(size_t size)
+{
+	void *p = calloc(1, size);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+struct thread *thread_find(pid_t tid)
+{
+	struct thread *t;
+
+	for (t = *bucket(tid); t; t = t->hash_next)
+		if (t->tid == tid)
+			return t;
+	return NULL;
+}
+
+static void unlink_thread(struct thread *t)
+{
+	struct thread **p;
+
+	for (p = bucket(t->tid); *p != t; p = &(*p)->hash_next)
+		;
+	*p = t->hash_next;
+}
+
+struct thread *thread_add(pid_t tid, struct image *img, enum thread_state state)
+{
+	struct thread *t = zalloc(sizeof(*t));
+
+	t->tid = tid;
+	t->state = state;
+	t->exec_index = -1;
+	t->hash_next = *bucket(tid);
+	*bucket(tid) = t;
+	if (img)
+		thread_attach(t, img);
+	return t;
+}
+
+void thread_rekey(struct thread *t, pid_t tid)
+{
+	unlink_thread(t);
+	t->tid = tid;
+	t->hash_next = *bucket(tid);
+	*bucket(tid) = t;
+}
+
+void thread_attach(struct thread *t, struct image *img)
+{
+	t->img = img;
+	img->refs++;
+	img->live_threads++;
+	img->rec.ptrace_stops += t->unclaimed_stops;
+	t->unclaimed_stops = 0;
+}
+
+static void image_write(struct image *img)
+{
+	if (img->unnamed_sites)
+		for (size_t i = 0; i < img->sites.n; i++)
+			if (!img->sites.sites[i].named)
+				img->sites.sites[i].offset = img->sites.sites[i].addr;
+	for (size_t i = 0; i < img->sites.n; i++)
+		if (!img->sites.sites[i].state)
+			img->sites.sites[i].state = "unpatchable:patching-off";
+	img->rec.sites = img->sites.sites;
+	img->rec.nsites = img->sites.n;
+	if (!img->hidden)
+		report_image(report, &img->rec);
+	if (img->prev)
+		img->prev->next = img->next;
+	else
+		unwritten = img->next;
+	if (img->next)
+		img->next->prev = img->prev;
+	perf_counters_close(&img->perf);
+	site_table_free(&img->sites);
+	free(img->rec.results_seen);
+	free(img->rec.errors);
+	free((char *)img->rec.exe);
+	free(img);
+}
+
+void thread_remove(struct thread *t)
+{
+	struct image *img = t->img;
+
+	unlink_thread(t);
+	free(t);
+	if (img && --img->refs == 0 && img->ended)
+		image_write(img);
+}
+
+struct image *image_new(pid_t pid, unsigned image_no, pid_t ppid, char *exe)
+{
+	struct image *img = zalloc(sizeof(*img));
+
+	img->rec.pid = pid;
+	img->rec.image = image_no;
+	img->rec.ppid = ppid;
+	img->rec.exe = exe;
+	img->rec.start_ns = monotonic_ns();
+	img->rec.instructions = img->rec.cycles = -1;
+	for (int i = 0; i < PERF_COUNTERS; i++)
+		img->perf.fd[i] = -1;
+	img->next = unwritten;
+	if (unwritten)
+		unwritten->prev = img;
+	unwritten = img;
+	return img;
+}
+
+void image_take_times(struct image *img, pid_t pid)
+{
+	uint64_t user, sys;
+	int64_t counts[PERF_COUNTERS];
+
+	if (procfs_times(pid, &user, &sys)) {
+		img->rec.times_known = true;
+		img->rec.user_ns = user - img->user_ns0;
+		img->rec.sys_ns = sys - img->sys_ns0;
+	}
+	perf_counters_take(&img->perf, counts);
+	img->rec.instructions = counts[PERF_INSTRUCTIONS];
+	img->rec.cycles = counts[PERF_CYCLES];
+	img->rec.end_ns = monotonic_ns();
+}
+
+void image_end(struct image *img, enum image_end end, int code)
+{
+	if (img->ended)
+		return;
+	img->ended = true;
+	img->rec.end = end;
+	img->rec.end_code = code;
+	if (!img->rec.end_ns)
+		img->rec.end_ns = monotonic_ns();
+	if (img->refs == 0)
+		image_write(img);
+}
+
+void image_name_sites(struct image *img, pid_t pid, struct site_record *extra)
+{
+	if (!img->unnamed_sites && !extra)
+		return;
+	objects_load_maps(pid);
+	for (size_t i = 0; img->unnamed_sites && i < img->sites.n; i++)
+		if (!img->sites.sites[i].named)
+			objects_name_site(pid, &img->sites.sites[i]);
+	img->unnamed_sites = 0;
+	if (extra)
+		objects_name_site(pid, extra);
+}
+
+void tasks_set_report(struct report *r)
+{
+	report = r;
+}
+
+void tasks_flush_all(void)
+{
+	for (size_t b = 0; b < THREAD_BUCKETS; b++)
+		while (threads[b])
+			thread_remove(threads[b]);
+	while (unwritten) {
+		/* images of processes that outlived systrace's tracing */
+		unwritten->refs = 0;
+		if (!unwritten->ended)
+			image_end(unwritten, IMAGE_RUNNING, 0);
+		else
+			image_write(unwritten);
+	}
+}

@@ -1,0 +1,69 @@
+/* The tracer's table of threads and process images. A thread belongs to one image;
+ * an image lives until it has ended (exit or exec) and no thread refers to it, and
+ * is then written out and freed, so memory follows the live processes. */
+#ifndef SYSTRACE_TASKS_H
+#define SYSTRACE_TASKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "image_record.h"
+#include "perf_counters.h"
+#include "report.h"
+#include "site_table.h"
+
+struct image {
+	struct image_record rec;
+	struct site_table sites;
+	size_t unnamed_sites;
+	int refs;             /* threads that point here */
+	int live_threads;     /* threads that have not reached their exit stop */
+	bool ended;
+	bool hidden;          /* systrace's own child before it executes the command */
+	uint64_t user_ns0, sys_ns0;     /* the group's times when the image began */
+	struct perf_counters perf;      /* the process's; handed on at exec */
+	struct image *prev, *next;      /* the images not written yet */
+};
+
+enum thread_state {
+	THREAD_RUNNING,
+	THREAD_AWAIT_INITIAL_STOP, /* known from its creator's event, not stopped yet */
+	THREAD_UNCLAIMED,          /* stopped before its creator's event told us whose it is */
+};
+
+struct thread {
+	pid_t tid;
+	enum thread_state state;
+	struct image *img;
+	bool exit_event_seen;
+	int exec_index;                /* the execve it is in, counted at its exit; -1 */
+	struct site_record exec_site;  /* named in the image that called it */
+	uint64_t clone_flags;          /* of the clone-family call it is in */
+	uint64_t unclaimed_stops;      /* stops while unclaimed, added to its image later */
+	struct thread *hash_next;
+};
+
+struct thread *thread_find(pid_t tid);
+struct thread *thread_add(pid_t tid, struct image *img, enum thread_state state);
+/* Moves a thread to another tid (a non-leader execve takes the leader's). */
+void thread_rekey(struct thread *t, pid_t tid);
+void thread_attach(struct thread *t, struct image *img);
+/* Forgets a thread; its image is written out if that was the last reference. */
+void thread_remove(struct thread *t);
+
+struct image *image_new(pid_t pid, unsigned image_no, pid_t ppid, char *exe);
+/* Ends an image (end and code as in image_record); it is written once unreferenced. */
+void image_end(struct image *img, enum image_end end, int code);
+/* Names the image's sites not named yet, and extra if not NULL, from the live
+ * process's mappings. */
+void image_name_sites(struct image *img, pid_t pid, struct site_record *extra);
+/* Reads the group's user and system time into the record (at its last stop). */
+void image_take_times(struct image *img, pid_t pid);
+
+/* Where ended images are written. */
+void tasks_set_report(struct report *r);
+/* Ends every image still alive as running and writes them all out. */
+void tasks_flush_all(void);
+
+#endif
