@@ -1,0 +1,18 @@
+#ifndef SYSTRACE_TEST_SUITES_H
+#define SYSTRACE_TEST_SUITES_H
+
+#include <check.h>
+
+Suite *csv_suite(void);
+Suite *summary_suite(void);
+Suite *syscall_names_suite(void);
+Suite *site_table_suite(void);
+Suite *maps_suite(void);
+Suite *elf_object_suite(void);
+Suite *filter_suite(void);
+Suite *options_suite(void);
+
+/* A one-test-case suite, the common shape here. */
+Suite *single_case_suite(const char *name, const TTest *const *tests);
+
+#endif

@@ -1,0 +1,79 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv.h"
+#include "suites.h"
+
+/* Writes one row through fn into memory and returns it (caller frees). */
+static char *row_of(void (*fn)(struct csv_writer *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct csv_writer w = { f, 0 };
+
+	fn(&w);
+	fclose(f);
+	return buf;
+}
+
+static void plain_fields(struct csv_writer *w)
+{
+	csv_str(w, "abc");
+	csv_u64(w, 18446744073709551615ULL);
+	csv_hex(w, 0x1fc45);
+	csv_empty(w);
+	csv_str(w, NULL);
+	csv_end_row(w);
+}
+
+START_TEST(plain_fields_are_not_quoted)
+{
+	char *row = row_of(plain_fields);
+
+	ck_assert_str_eq(row, "abc,18446744073709551615,0x1fc45,,\n");
+	free(row);
+}
+END_TEST
+
+static void special_fields(struct csv_writer *w)
+{
+	csv_str(w, "a,b");
+	csv_str(w, "say \"hi\"");
+	csv_str(w, "two\nlines");
+	csv_str(w, "cr\r");
+	csv_str(w, "");
+	csv_end_row(w);
+}
+
+START_TEST(fields_with_separators_are_quoted)
+{
+	char *row = row_of(special_fields);
+
+	ck_assert_str_eq(row, "\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\"cr\r\",\n");
+	free(row);
+}
+END_TEST
+
+static void header_then_row(struct csv_writer *w)
+{
+	csv_header(w, (const char *const[]){ "pid", "exe", NULL });
+	csv_u64(w, 7);
+	csv_str(w, "/bin/a b");
+	csv_end_row(w);
+}
+
+START_TEST(header_resets_columns)
+{
+	char *row = row_of(header_then_row);
+
+	ck_assert_str_eq(row, "pid,exe\n7,/bin/a b\n");
+	free(row);
+}
+END_TEST
+
+Suite *csv_suite(void)
+{
+	return single_case_suite("csv", (const TTest *const[]){
+		plain_fields_are_not_quoted, fields_with_separators_are_quoted, header_resets_columns, NULL });
+}

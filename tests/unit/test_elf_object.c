@@ -1,0 +1,85 @@
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elf_object.h"
+#include "suites.h"
+
+/* A function of this test binary, to be found by address in its own symbol table. */
+__attribute__((noinline)) int elf_test_marker_function(int x)
+{
+	return x * 3 + 1;
+}
+
+START_TEST(own_symbols_are_found)
+{
+	struct elf_object o;
+	int fd = open("/proc/self/exe", O_RDONLY);
+	uint64_t vaddr = 0;
+	const struct elf_symbol *sym = NULL;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert(elf_object_load(&o, fd));
+	close(fd);
+	ck_assert_uint_gt(o.nsegments, 0);
+	ck_assert_uint_gt(o.nsymbols, 0);
+	for (size_t i = 0; i < o.nsymbols; i++)
+		if (strcmp(o.symbols[i].name, "elf_test_marker_function") == 0)
+			vaddr = o.symbols[i].addr;
+	ck_assert_uint_ne(vaddr, 0);
+	sym = elf_object_symbol(&o, vaddr + 2);
+	ck_assert_ptr_nonnull(sym);
+	ck_assert_str_eq(sym->name, "elf_test_marker_function");
+	ck_assert_ptr_null(elf_object_symbol(&o, 0));
+	elf_object_free(&o);
+}
+END_TEST
+
+START_TEST(file_offsets_become_vaddrs)
+{
+	struct elf_object o = { 0 };
+	struct elf_segment segs[2] = { { 0, 0, 0x1000 }, { 0x1000, 0x201000, 0x500 } };
+	uint64_t v;
+
+	o.segments = segs;
+	o.nsegments = 2;
+	ck_assert(elf_object_vaddr(&o, 0x10, &v));
+	ck_assert_uint_eq(v, 0x10);
+	ck_assert(elf_object_vaddr(&o, 0x1234, &v));
+	ck_assert_uint_eq(v, 0x201234);
+	ck_assert(!elf_object_vaddr(&o, 0x2000, &v));
+}
+END_TEST
+
+START_TEST(nearest_symbol_when_none_contains)
+{
+	struct elf_object o = { 0 };
+	struct elf_symbol syms[3] = { { 0x100, 0x10, "a" }, { 0x200, 0x100, "b" }, { 0x220, 0x8, "inner" } };
+
+	o.symbols = syms;
+	o.nsymbols = 3;
+	ck_assert_str_eq(elf_object_symbol(&o, 0x105)->name, "a");
+	ck_assert_str_eq(elf_object_symbol(&o, 0x150)->name, "a"); /* past a's end: nearest below */
+	ck_assert_str_eq(elf_object_symbol(&o, 0x224)->name, "inner");
+	ck_assert_str_eq(elf_object_symbol(&o, 0x240)->name, "b"); /* inner ended, b contains it */
+	ck_assert_ptr_null(elf_object_symbol(&o, 0xff));
+}
+END_TEST
+
+START_TEST(non_elf_is_refused)
+{
+	struct elf_object o;
+	int fd = open("/proc/self/maps", O_RDONLY);
+
+	ck_assert(!elf_object_load(&o, fd));
+	close(fd);
+	ck_assert_uint_eq(o.nsymbols, 0);
+}
+END_TEST
+
+Suite *elf_object_suite(void)
+{
+	return single_case_suite("elf_object", (const TTest *const[]){
+		own_symbols_are_found, file_offsets_become_vaddrs, nearest_symbol_when_none_contains,
+		non_elf_is_refused, NULL });
+}

@@ -1,0 +1,87 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "launch.h"
+#include "options.h"
+#include "suites.h"
+
+static enum options_result parse(struct options *o, char **argv)
+{
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	optind = 0; /* getopt_long restarts */
+	return options_parse(o, argc, argv);
+}
+
+START_TEST(defaults_and_command)
+{
+	struct options o;
+	char *argv[] = { "systrace", "--", "make", "-j2", NULL };
+
+	ck_assert_int_eq(parse(&o, argv), OPTIONS_RUN);
+	ck_assert_str_eq(o.output_dir, "systrace-out");
+	ck_assert_int_eq(o.patch, PATCH_SAFE);
+	ck_assert(!o.show_perf_stats);
+	ck_assert_str_eq(o.command[0], "make");
+	ck_assert_str_eq(o.command[1], "-j2");
+}
+END_TEST
+
+START_TEST(all_options)
+{
+	struct options o;
+	char *argv[] = { "systrace", "-o", "out", "--show-perf-stats", "--patch=off", "ls", "-l", NULL };
+
+	ck_assert_int_eq(parse(&o, argv), OPTIONS_RUN);
+	ck_assert_str_eq(o.output_dir, "out");
+	ck_assert(o.show_perf_stats);
+	ck_assert_int_eq(o.patch, PATCH_OFF);
+	/* options after the command belong to it */
+	ck_assert_str_eq(o.command[1], "-l");
+}
+END_TEST
+
+START_TEST(bad_usage_is_refused)
+{
+	struct options o;
+	char *unknown[] = { "systrace", "--frobnicate", "--", "true", NULL };
+	char *bad_mode[] = { "systrace", "--patch=fast", "--", "true", NULL };
+	char *no_command[] = { "systrace", "-o", "x", NULL };
+	char *no_value[] = { "systrace", "-o", NULL };
+
+	ck_assert_int_eq(parse(&o, unknown), OPTIONS_USAGE_ERROR);
+	ck_assert_int_eq(parse(&o, bad_mode), OPTIONS_USAGE_ERROR);
+	ck_assert_int_eq(parse(&o, no_command), OPTIONS_USAGE_ERROR);
+	ck_assert_int_eq(parse(&o, no_value), OPTIONS_USAGE_ERROR);
+}
+END_TEST
+
+START_TEST(commands_resolve_like_execvp)
+{
+	int status = 0;
+	char *path = launch_resolve("sh", &status);
+
+	ck_assert_ptr_nonnull(path);
+	ck_assert_int_eq(path[0], '/');
+	free(path);
+	ck_assert_ptr_null(launch_resolve("no-such-command-systrace", &status));
+	ck_assert_int_eq(status, 127);
+	ck_assert_ptr_null(launch_resolve("/etc/passwd", &status)); /* not executable */
+	ck_assert_int_eq(status, 126);
+	ck_assert_ptr_null(launch_resolve("/", &status));
+	ck_assert_int_eq(status, 126);
+	ck_assert_ptr_null(launch_resolve("", &status));
+	ck_assert_int_eq(status, 127);
+}
+END_TEST
+
+Suite *options_suite(void)
+{
+	return single_case_suite("options", (const TTest *const[]){
+		defaults_and_command, all_options, bad_usage_is_refused, commands_resolve_like_execvp, NULL });
+}

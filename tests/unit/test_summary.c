@@ -1,0 +1,106 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "suites.h"
+#include "summary.h"
+
+START_TEST(percent_pairs_add_up_to_100)
+{
+	static const uint64_t cases[][2] = {
+		{ 1, 3 }, { 2, 3 }, { 1, 7 }, { 0, 5 }, { 5, 5 }, { 1, 1000000 },
+		{ 999999, 1000000 }, { UINT64_MAX / 3, UINT64_MAX },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned p, rest;
+
+		percent_pair(cases[i][0], cases[i][1], &p, &rest);
+		ck_assert_uint_eq(p + rest, 10000);
+	}
+}
+END_TEST
+
+START_TEST(percent_pair_rounds_to_hundredths)
+{
+	unsigned p, rest;
+
+	percent_pair(1, 3, &p, &rest);
+	ck_assert_uint_eq(p, 3333);
+	ck_assert_uint_eq(rest, 6667);
+	percent_pair(2, 3, &p, &rest);
+	ck_assert_uint_eq(p, 6667);
+	percent_pair(0, 0, &p, &rest);
+	ck_assert_uint_eq(p + rest, 0);
+}
+END_TEST
+
+START_TEST(totals_sum_rows)
+{
+	struct totals t = { 0 };
+	struct site_record sites[3] = {
+		{ .state = "patched" }, { .state = "unpatchable:patching-off" }, { .state = "pending" },
+	};
+	struct image_record a = { .ptraced = 10, .inprocess = 5, .early = 7, .forks = 2, .threads = 3,
+				  .started_by_exec = true, .end = IMAGE_EXITED, .sites = sites, .nsites = 3,
+				  .ptrace_stops = 14, .instrument = 1 };
+	struct image_record b = { .ptraced = 1, .end = IMAGE_EXECED, .vforks = 1, .ptrace_stops = 2 };
+
+	totals_add_image(&t, &a);
+	totals_add_image(&t, &b);
+	ck_assert_uint_eq(t.syscalls, 16);
+	ck_assert_uint_eq(t.syscalls_ptraced + t.syscalls_inprocess, t.syscalls);
+	ck_assert_uint_eq(t.syscalls_early, 7);
+	ck_assert_uint_eq(t.processes, 2);
+	ck_assert_uint_eq(t.forks, 2);
+	ck_assert_uint_eq(t.vforks, 1);
+	ck_assert_uint_eq(t.threads, 3);
+	ck_assert_uint_eq(t.execs, 1);
+	ck_assert_uint_eq(t.exits, 1);
+	ck_assert_uint_eq(t.sites, 3);
+	ck_assert_uint_eq(t.sites_patched, 1);
+	ck_assert_uint_eq(t.sites_unpatchable, 1);
+	ck_assert_uint_eq(t.ptrace_stops, 16);
+	ck_assert_uint_eq(t.instrument_syscalls, 1);
+}
+END_TEST
+
+START_TEST(printed_summary_has_every_key_and_percentages)
+{
+	struct totals t = { .syscalls = 3, .syscalls_ptraced = 1, .syscalls_inprocess = 2, .syscalls_early = 3 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	summary_print(f, &t);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "syscalls: 3\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\nsites_unpatchable: 0\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\ntracer_cpu_ns: 0\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "syscalls ptraced (slow): 33.33%\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "syscalls in-process (fast): 66.67%\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "syscalls late: 0.00%\n"));
+	free(buf);
+}
+END_TEST
+
+START_TEST(summary_csv_has_header_and_rows)
+{
+	struct totals t = { .processes = 4 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	summary_write_csv(f, &t);
+	fclose(f);
+	ck_assert_int_eq(strncmp(buf, "metric,value\nsyscalls,0\n", 24), 0);
+	ck_assert_ptr_nonnull(strstr(buf, "\nprocesses,4\n"));
+	free(buf);
+}
+END_TEST
+
+Suite *summary_suite(void)
+{
+	return single_case_suite("summary", (const TTest *const[]){
+		percent_pairs_add_up_to_100, percent_pair_rounds_to_hundredths, totals_sum_rows,
+		printed_summary_has_every_key_and_percentages, summary_csv_has_header_and_rows, NULL });
+}

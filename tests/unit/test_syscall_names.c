@@ -1,0 +1,46 @@
+#include <sys/syscall.h>
+
+#include "suites.h"
+#include "syscall_names.h"
+
+START_TEST(native_names_match_the_headers)
+{
+	char buf[32];
+
+	ck_assert_str_eq(syscall_index_name(syscall_index(ABI_X86_64, SYS_read), buf, sizeof(buf)), "read");
+	ck_assert_str_eq(syscall_index_name(syscall_index(ABI_X86_64, SYS_getppid), buf, sizeof(buf)), "getppid");
+	ck_assert_str_eq(syscall_index_name(syscall_index(ABI_X86_64, SYS_newfstatat), buf, sizeof(buf)), "newfstatat");
+	ck_assert_str_eq(syscall_index_name(syscall_index(ABI_X86_64, SYS_clone3), buf, sizeof(buf)), "clone3");
+	ck_assert_int_eq(syscall_number_x86_64("execve"), SYS_execve);
+	ck_assert_int_eq(syscall_number_x86_64("no_such_call"), -1);
+}
+END_TEST
+
+START_TEST(other_abis_have_their_own_numbers)
+{
+	char buf[32];
+
+	/* i386: getpid is 20, execve 11; x32: read is 0, rt_sigreturn 513 */
+	ck_assert_str_eq(syscall_index_name(syscall_index(ABI_I386, 20), buf, sizeof(buf)), "getpid");
+	ck_assert_str_eq(syscall_index_name(syscall_index(ABI_I386, 11), buf, sizeof(buf)), "execve");
+	ck_assert_str_eq(syscall_index_name(syscall_index(ABI_X32, 513), buf, sizeof(buf)), "rt_sigreturn");
+	ck_assert_int_ne(syscall_index(ABI_I386, 20), syscall_index(ABI_X86_64, 20));
+}
+END_TEST
+
+START_TEST(unknown_numbers_get_a_generated_name)
+{
+	char buf[32];
+
+	ck_assert_str_eq(syscall_index_name(syscall_index(ABI_X86_64, 1000), buf, sizeof(buf)), "syscall_1000");
+	ck_assert_int_eq(syscall_index(ABI_X86_64, SYSCALL_NR_SPAN), -1);
+	ck_assert_int_eq(syscall_index(ABI_X86_64, -1), -1);
+}
+END_TEST
+
+Suite *syscall_names_suite(void)
+{
+	return single_case_suite("syscall_names", (const TTest *const[]){
+		native_names_match_the_headers, other_abis_have_their_own_numbers,
+		unknown_numbers_get_a_generated_name, NULL });
+}

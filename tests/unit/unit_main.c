@@ -1,0 +1,23 @@
+/* Runs every unit suite (Check). */
+#include <check.h>
+#include <stdlib.h>
+
+#include "suites.h"
+
+int main(void)
+{
+	SRunner *runner = srunner_create(csv_suite());
+	int failed;
+
+	srunner_add_suite(runner, summary_suite());
+	srunner_add_suite(runner, syscall_names_suite());
+	srunner_add_suite(runner, site_table_suite());
+	srunner_add_suite(runner, maps_suite());
+	srunner_add_suite(runner, elf_object_suite());
+	srunner_add_suite(runner, filter_suite());
+	srunner_add_suite(runner, options_suite());
+	srunner_run_all(runner, CK_NORMAL);
+	failed = srunner_ntests_failed(runner);
+	srunner_free(runner);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
