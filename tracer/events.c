@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -94,6 +95,23 @@ static uint64_t read_clone3_flags(pid_t tid, uint64_t args_addr)
 	return flags;
 }
 
+/* A child that escaped the tracer would get ENOSYS from every syscall (the filter is
+ * inherited): CLONE_UNTRACED is taken out of the call before it runs. */
+static void keep_child_traced(struct thread *t, enum syscall_abi abi, bool via_struct, uint64_t args_addr)
+{
+	t->clone_flags &= ~(uint64_t)CLONE_UNTRACED;
+	if (via_struct) {
+		ptrace(PTRACE_POKEDATA, t->tid, (void *)args_addr, (void *)t->clone_flags);
+	} else {
+		struct user_regs_struct regs;
+
+		if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) == 0) {
+			*(abi == ABI_I386 ? &regs.rbx : &regs.rdi) = t->clone_flags;
+			ptrace(PTRACE_SETREGS, t->tid, 0, &regs);
+		}
+	}
+}
+
 static void on_seccomp(struct thread *t)
 {
 	struct __ptrace_syscall_info info;
@@ -125,11 +143,13 @@ static void on_seccomp(struct thread *t)
 		resume(t->tid, PTRACE_SYSCALL, 0);
 		return;
 	}
-	if (idx == nr_clone[abi])
-		t->clone_flags = info.seccomp.args[0];
-	else if (idx == nr_clone3[abi])
-		t->clone_flags = read_clone3_flags(t->tid, info.seccomp.args[0]);
-	else if (idx == nr_fork[abi])
+	if (idx == nr_clone[abi] || idx == nr_clone3[abi]) {
+		bool via_struct = idx == nr_clone3[abi];
+
+		t->clone_flags = via_struct ? read_clone3_flags(t->tid, info.seccomp.args[0]) : info.seccomp.args[0];
+		if (t->clone_flags & CLONE_UNTRACED)
+			keep_child_traced(t, abi, via_struct, info.seccomp.args[0]);
+	} else if (idx == nr_fork[abi])
 		t->clone_flags = SIGCHLD;
 	else if (idx == nr_vfork[abi])
 		t->clone_flags = CLONE_VM | CLONE_VFORK | SIGCHLD;
