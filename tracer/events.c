@@ -139,7 +139,7 @@ static void on_seccomp(struct thread *t)
 		/* counted at its exit stop, in the image it creates if it succeeds */
 		t->exec_index = idx;
 		t->exec_site = (struct site_record){ .addr = info.instruction_pointer - 2, .syscall = idx };
-		image_name_sites(t->img, t->img->rec.pid, &t->exec_site);
+		image_name_sites(t->img, t->tid, &t->exec_site);
 		resume(t->tid, PTRACE_SYSCALL, 0);
 		return;
 	}
@@ -155,7 +155,7 @@ static void on_seccomp(struct thread *t)
 		t->clone_flags = CLONE_VM | CLONE_VFORK | SIGCHLD;
 	else if (idx == nr_munmap && t->img->unnamed_sites)
 		/* name sites while the code they lie in is still mapped */
-		image_name_sites(t->img, t->img->rec.pid, NULL);
+		image_name_sites(t->img, t->tid, NULL);
 	count_call(t->img, idx, info.instruction_pointer - 2);
 	resume(t->tid, PTRACE_CONT, 0);
 }
@@ -277,7 +277,7 @@ static void on_exit_event(struct thread *t)
 	t->exit_event_seen = true;
 	if (--img->live_threads == 0) {
 		/* the last stop at which the process's memory and times can be read */
-		image_name_sites(img, img->rec.pid, NULL);
+		image_name_sites(img, t->tid, NULL);
 		image_take_times(img, img->rec.pid);
 	}
 	resume(t->tid, PTRACE_CONT, 0);

@@ -55,9 +55,9 @@ void thread_remove(struct thread *t);
 struct image *image_new(pid_t pid, unsigned image_no, pid_t ppid, char *exe);
 /* Ends an image (end and code as in image_record); it is written once unreferenced. */
 void image_end(struct image *img, enum image_end end, int code);
-/* Names the image's sites not named yet, and extra if not NULL, from the live
- * process's mappings. */
-void image_name_sites(struct image *img, pid_t pid, struct site_record *extra);
+/* Names the image's sites not named yet, and extra if not NULL, from the mappings
+ * as seen by tid, a live thread of the image (a zombie leader has none). */
+void image_name_sites(struct image *img, pid_t tid, struct site_record *extra);
 /* Reads the group's user and system time into the record (at its last stop). */
 void image_take_times(struct image *img, pid_t pid);
 
