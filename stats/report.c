@@ -68,6 +68,7 @@ int report_open(struct report *r, const char *dir, char *err, size_t errlen)
 	r->dir = strdup(dir);
 	if (make_dirs(dir) < 0) {
 		snprintf(err, errlen, "cannot create output folder '%s': %s", dir, strerror(errno));
+		free(r->dir);
 		return -1;
 	}
 	for (int i = 0; i < REPORT_FILES; i++) {

@@ -23,7 +23,9 @@ const char *syscall_index_name(int index, char *buf, size_t len)
 
 	if (name)
 		return name;
-	snprintf(buf, len, "syscall_%d", nr);
+	if (nr == SYSCALL_NR_OUT_OF_RANGE)
+		return "syscall_out_of_range";
+	snprintf(buf, len, "syscall_%#x", nr);
 	return buf;
 }
 

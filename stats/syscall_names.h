@@ -9,6 +9,8 @@ enum syscall_abi { ABI_X86_64, ABI_I386, ABI_X32, ABI_COUNT };
 
 /* Every ABI's numbers fit below this (x32's own calls reach 547). */
 #define SYSCALL_NR_SPAN 1024
+/* Numbers at or past this one (no kernel has them) are counted together. */
+#define SYSCALL_NR_OUT_OF_RANGE (SYSCALL_NR_SPAN - 1)
 /* Counter arrays are indexed by abi * SYSCALL_NR_SPAN + nr. */
 #define SYSCALL_INDEX_COUNT (ABI_COUNT * SYSCALL_NR_SPAN)
 
@@ -19,8 +21,8 @@ extern const char *const syscall_names_x32[SYSCALL_NR_SPAN];
 /* The counter index of a call, or -1 when the number is out of every table's range. */
 int syscall_index(enum syscall_abi abi, long nr);
 
-/* The name strace prints for a counter index: the kernel's name, or "syscall_N"
- * (formatted into buf) for a number the headers do not know. */
+/* The name strace prints for a counter index: the kernel's name, or "syscall_0xN"
+ * (formatted into buf, in hex as strace prints it) for a number the headers do not know. */
 const char *syscall_index_name(int index, char *buf, size_t len);
 
 /* The x86_64 number of a name, or -1. */

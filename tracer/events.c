@@ -133,7 +133,7 @@ static void on_seccomp(struct thread *t)
 	}
 	idx = syscall_index(abi, nr);
 	if (idx < 0)
-		idx = syscall_index(abi, SYSCALL_NR_SPAN - 1); /* out of every table */
+		idx = syscall_index(abi, SYSCALL_NR_OUT_OF_RANGE);
 
 	if (idx == nr_execve[abi] || idx == nr_execveat[abi]) {
 		/* counted at its exit stop, in the image it creates if it succeeds */

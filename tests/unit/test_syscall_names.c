@@ -32,7 +32,9 @@ START_TEST(unknown_numbers_get_a_generated_name)
 {
 	char buf[32];
 
-	ck_assert_str_eq(syscall_index_name(syscall_index(ABI_X86_64, 1000), buf, sizeof(buf)), "syscall_1000");
+	ck_assert_str_eq(syscall_index_name(syscall_index(ABI_X86_64, 1000), buf, sizeof(buf)), "syscall_0x3e8");
+	ck_assert_str_eq(syscall_index_name(syscall_index(ABI_X86_64, SYSCALL_NR_OUT_OF_RANGE), buf, sizeof(buf)),
+			 "syscall_out_of_range");
 	ck_assert_int_eq(syscall_index(ABI_X86_64, SYSCALL_NR_SPAN), -1);
 	ck_assert_int_eq(syscall_index(ABI_X86_64, -1), -1);
 }
