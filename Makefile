@@ -38,10 +38,12 @@ $(BUILD)/gen/syscall_table.c: stats/gen-syscall-names.sh | $(BUILD)/.deps
 # Two flavours of every object: plain, and with AddressSanitizer + UBSan for tests.
 $(BUILD)/plain/%.o: %.c | $(BUILD)/.deps
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
+	@echo "  CC      $<"
+	@$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
 $(BUILD)/asan/%.o: %.c | $(BUILD)/.deps
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(SANITIZE) -MMD -MP -c -o $@ $<
+	@echo "  CC/SAN  $<"
+	@$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(SANITIZE) -MMD -MP -c -o $@ $<
 
 $(BUILD)/systrace: $(call obj,plain,tracer/main.c $(LIB_SRC) $(GEN_SRC))
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "elf_object.h"
-#include "procfs.h"
+#include "proc_maps.h"
 
 struct object {
 	dev_t dev;
@@ -22,9 +22,8 @@ struct object {
 
 #define OBJECT_BUCKETS 4096
 static struct object *buckets[OBJECT_BUCKETS];
-static struct map_entry *maps_buf;
-static size_t maps_cap, maps_count;
-static const struct map_entry *last_entry;
+static struct proc_maps maps = { .fd = -1 };
+static uint64_t last_start;
 static struct object *last_object;
 
 static struct object **bucket_of(const struct stat *st)
@@ -112,23 +111,29 @@ static void resolve_one(struct site_record *s, const struct map_entry *e, struct
 	}
 }
 
-void objects_load_maps(pid_t pid)
+bool objects_begin(pid_t tid)
 {
-	maps_count = procfs_code_maps(pid, &maps_buf, &maps_cap);
-	last_entry = NULL;
+	last_start = 0;
+	last_object = NULL;
+	return proc_maps_open(&maps, tid);
 }
 
-void objects_name_site(pid_t pid, struct site_record *s)
+void objects_name_site(pid_t tid, struct site_record *s)
 {
-	const struct map_entry *e = maps_find(maps_buf, maps_count, s->addr);
+	const struct map_entry *e = proc_maps_find(&maps, s->addr);
 
 	/* consecutive sites mostly lie in the same object: look it up once */
-	if (e != last_entry) {
-		last_entry = e;
-		last_object = e && e->path[0] == '/' ? object_of(pid, e) : NULL;
+	if (e && e->start != last_start) {
+		last_start = e->start;
+		last_object = e->path[0] == '/' ? object_of(tid, e) : NULL;
 	}
-	resolve_one(s, e, last_object);
+	resolve_one(s, e, e ? last_object : NULL);
 	s->named = true;
+}
+
+void objects_end(void)
+{
+	proc_maps_close(&maps);
 }
 
 void objects_free_all(void)
@@ -143,7 +148,4 @@ void objects_free_all(void)
 			free(o);
 		}
 	}
-	free(maps_buf);
-	maps_buf = NULL;
-	maps_cap = maps_count = 0;
 }

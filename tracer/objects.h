@@ -3,15 +3,17 @@
 #ifndef SYSTRACE_OBJECTS_H
 #define SYSTRACE_OBJECTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 #include "image_record.h"
 
-/* Reads the code mappings of a live process, for the calls below. */
-void objects_load_maps(pid_t pid);
-/* Names a site from the mappings last loaded (of the same process); marks it named. */
-void objects_name_site(pid_t pid, struct site_record *s);
+/* Opens the mappings of tid, a live thread, for the calls below; false if gone. */
+bool objects_begin(pid_t tid);
+/* Names a site from those mappings and marks it named. */
+void objects_name_site(pid_t tid, struct site_record *s);
+void objects_end(void);
 /* Frees every object read so far (at the end of the run). */
 void objects_free_all(void);
 

@@ -55,26 +55,3 @@ char *procfs_exe(pid_t pid)
 	target[n] = '\0';
 	return strdup(target);
 }
-
-size_t procfs_code_maps(pid_t pid, struct map_entry **buf, size_t *cap)
-{
-	char path[64], line[4096 + 128];
-	size_t n = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if (!(f = fopen(path, "re")))
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (n == *cap) {
-			*cap = *cap ? 2 * *cap : 64;
-			*buf = realloc(*buf, *cap * sizeof(**buf));
-			if (!*buf)
-				abort();
-		}
-		if (maps_parse_line(line, &(*buf)[n]) && (*buf)[n].executable)
-			n++;
-	}
-	fclose(f);
-	return n;
-}

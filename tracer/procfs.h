@@ -7,15 +7,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "maps.h"
-
 uint64_t monotonic_ns(void);
 /* User and system time of the whole thread group so far. */
 bool procfs_times(pid_t pid, uint64_t *user_ns, uint64_t *sys_ns);
 /* The executable's path (malloc'd), or NULL. */
 char *procfs_exe(pid_t pid);
-/* The executable mappings, sorted (the kernel lists them in order), in a buffer that
- * the caller keeps and frees; returns the count. */
-size_t procfs_code_maps(pid_t pid, struct map_entry **buf, size_t *cap);
 
 #endif

@@ -160,17 +160,19 @@ void image_end(struct image *img, enum image_end end, int code)
 		image_write(img);
 }
 
-void image_name_sites(struct image *img, pid_t pid, struct site_record *extra)
+void image_name_sites(struct image *img, pid_t tid, struct site_record *extra)
 {
 	if (!img->unnamed_sites && !extra)
 		return;
-	objects_load_maps(pid);
+	if (!objects_begin(tid))
+		return;
 	for (size_t i = 0; img->unnamed_sites && i < img->sites.n; i++)
 		if (!img->sites.sites[i].named)
-			objects_name_site(pid, &img->sites.sites[i]);
+			objects_name_site(tid, &img->sites.sites[i]);
 	img->unnamed_sites = 0;
 	if (extra)
-		objects_name_site(pid, extra);
+		objects_name_site(tid, extra);
+	objects_end();
 }
 
 void tasks_set_report(struct report *r)

@@ -11,6 +11,7 @@ Suite *maps_suite(void);
 Suite *elf_object_suite(void);
 Suite *filter_suite(void);
 Suite *options_suite(void);
+Suite *proc_maps_suite(void);
 
 /* A one-test-case suite, the common shape here. */
 Suite *single_case_suite(const char *name, const TTest *const *tests);

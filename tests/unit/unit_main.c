@@ -16,6 +16,7 @@ int main(void)
 	srunner_add_suite(runner, elf_object_suite());
 	srunner_add_suite(runner, filter_suite());
 	srunner_add_suite(runner, options_suite());
+	srunner_add_suite(runner, proc_maps_suite());
 	srunner_run_all(runner, CK_NORMAL);
 	failed = srunner_ntests_failed(runner);
 	srunner_free(runner);

@@ -1,0 +1,115 @@
+#include "proc_maps.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+/* From linux/fs.h (6.11), which these headers predate. */
+struct procmap_query {
+	uint64_t size, query_flags, query_addr;
+	uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
+	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+#define PROCMAP_QUERY _IOWR('f', 17, struct procmap_query)
+#define PROCMAP_QUERY_VMA_EXECUTABLE 0x04
+
+/* Once the ioctl is refused, every later lookup reads the text. */
+static bool kernel_lacks_query;
+
+bool proc_maps_open(struct proc_maps *m, pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)tid);
+	m->fd = open(path, O_RDONLY | O_CLOEXEC);
+	m->have_last = false;
+	m->nlines = 0;
+	m->text = kernel_lacks_query;
+	return m->fd >= 0;
+}
+
+static void read_lines(struct proc_maps *m)
+{
+	FILE *f = fdopen(dup(m->fd), "r");
+	char line[4096 + 128];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		/* the permissions sit after the first space: skip non-code lines unparsed */
+		const char *perms = strchr(line, ' ');
+
+		if (!perms || perms[3] != 'x')
+			continue;
+		if (m->nlines == m->cap) {
+			m->cap = m->cap ? 2 * m->cap : 64;
+			m->lines = realloc(m->lines, m->cap * sizeof(*m->lines));
+			if (!m->lines)
+				abort();
+		}
+		if (maps_parse_line(line, &m->lines[m->nlines]))
+			m->nlines++;
+	}
+	fclose(f);
+}
+
+static const struct map_entry *query(struct proc_maps *m, uint64_t addr)
+{
+	struct procmap_query q;
+	struct map_entry *e = &m->last;
+
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	q.query_addr = addr;
+	q.query_flags = PROCMAP_QUERY_VMA_EXECUTABLE;
+	q.vma_name_addr = (uint64_t)(uintptr_t)e->path;
+	q.vma_name_size = sizeof(e->path);
+	if (ioctl(m->fd, PROCMAP_QUERY, &q) < 0) {
+		if (errno == ENOTTY || errno == EINVAL) {
+			kernel_lacks_query = m->text = true;
+			read_lines(m);
+			return maps_find(m->lines, m->nlines, addr);
+		}
+		return NULL; /* ENOENT: nothing executable there */
+	}
+	e->start = q.vma_start;
+	e->end = q.vma_end;
+	e->file_offset = q.vma_offset;
+	e->dev = makedev(q.dev_major, q.dev_minor);
+	e->ino = (ino_t)q.inode;
+	e->executable = true;
+	if (q.vma_name_size == 0)
+		e->path[0] = '\0';
+	m->have_last = true;
+	return e;
+}
+
+const struct map_entry *proc_maps_find(struct proc_maps *m, uint64_t addr)
+{
+	if (m->fd < 0)
+		return NULL;
+	if (m->text) {
+		if (m->nlines == 0)
+			read_lines(m);
+		return maps_find(m->lines, m->nlines, addr);
+	}
+	if (m->have_last && addr >= m->last.start && addr < m->last.end)
+		return &m->last;
+	return query(m, addr);
+}
+
+void proc_maps_close(struct proc_maps *m)
+{
+	if (m->fd >= 0)
+		close(m->fd);
+	m->fd = -1;
+	free(m->lines);
+	m->lines = NULL;
+	m->nlines = m->cap = 0;
+}
