@@ -1,0 +1,404 @@
+#!/usr/bin/env python3
+"""Reading systrace's CSV output and strace's -c tables, for the end-to-end tests.
+
+Usable as a module (sys.path.insert(0, E2E_DIR); import csvtool) and as a command:
+
+  csvtool.py counts DIR [ABI]
+      per-syscall call counts (sum over every row of syscalls.csv), one `name calls`
+      line each, for ABI (default x86_64).
+  csvtool.py compare DIR STRACE_FILE [ABI] [name=N ...]
+      checks that DIR's per-name counts for ABI equal exactly strace's table for that
+      ABI plus the listed extra calls (calls strace -c cannot see: those that never
+      return, such as exit_group, or that were in flight when the process was killed).
+  csvtool.py consistency DIR
+      the cross-file invariants of one run (see check_consistency).
+  csvtool.py perfstats DIR STDERR_FILE
+      the --show-perf-stats summary printed on stderr matches summary.csv.
+
+Every check prints what it compared and, on a mismatch, what was expected and what
+was found; the exit status is 1 on any failure.
+"""
+import collections
+import csv
+import os
+import re
+import sys
+
+SUMMARY_KEYS = [
+    "syscalls", "syscalls_early", "syscalls_ptraced", "syscalls_inprocess",
+    "instrument_syscalls", "processes", "forks", "vforks", "threads", "execs", "exits",
+    "sites", "sites_patched", "sites_unpatchable", "ptrace_stops", "wall_ns",
+    "tracer_cpu_ns", "tracer_maxrss_kb",
+]
+# summary key -> processes.csv column whose sum it is
+SUMMED_COLUMNS = {
+    "syscalls": "syscalls", "syscalls_early": "early", "syscalls_ptraced": "ptraced",
+    "syscalls_inprocess": "inprocess", "instrument_syscalls": "instrument_syscalls",
+    "forks": "forks", "vforks": "vforks", "threads": "threads", "execs": "execs",
+    "exits": "exits", "sites": "sites", "sites_patched": "sites_patched",
+    "sites_unpatchable": "sites_unpatchable", "ptrace_stops": "ptrace_stops",
+}
+PROCESSES_REQUIRED = [
+    "pid", "image", "ppid", "exe", "start_ns", "end_ns", "syscalls", "early", "ptraced",
+    "inprocess", "sites_patched", "exit",
+]
+SYSCALLS_REQUIRED = ["pid", "image", "syscall", "calls", "errors"]
+SITES_REQUIRED = ["pid", "image", "object", "offset", "symbol", "syscall", "state",
+                  "ptraced", "inprocess"]
+
+
+class CheckError(Exception):
+    pass
+
+
+def read_csv(path, required=()):
+    """Rows of an RFC 4180 file as dicts; checks the header has the required columns
+    and every row has as many fields as the header."""
+    if not os.path.exists(path):
+        raise CheckError(f"{path}: missing")
+    with open(path, newline="") as f:
+        reader = csv.reader(f, strict=True)
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise CheckError(f"{path}: empty (no header row)")
+        missing = [c for c in required if c not in header]
+        if missing:
+            raise CheckError(f"{path}: header {header} lacks {missing}")
+        if len(set(header)) != len(header):
+            raise CheckError(f"{path}: duplicate columns in header {header}")
+        rows = []
+        for n, fields in enumerate(reader, start=2):
+            if len(fields) != len(header):
+                raise CheckError(f"{path}:{n}: {len(fields)} fields, header has {len(header)}: {fields}")
+            rows.append(dict(zip(header, fields)))
+    return rows
+
+
+def to_int(value, where):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise CheckError(f"{where}: {value!r} is not an integer")
+
+
+def load_summary(d):
+    rows = read_csv(os.path.join(d, "summary.csv"), ["metric", "value"])
+    summary = {}
+    for r in rows:
+        if r["metric"] in summary:
+            raise CheckError(f"summary.csv: metric {r['metric']} appears twice")
+        summary[r["metric"]] = r["value"]
+    missing = [k for k in SUMMARY_KEYS if k not in summary]
+    if missing:
+        raise CheckError(f"summary.csv lacks {missing}")
+    return {k: to_int(v, f"summary.csv {k}") for k, v in summary.items()}
+
+
+def load_processes(d):
+    return read_csv(os.path.join(d, "processes.csv"), PROCESSES_REQUIRED)
+
+
+def load_syscalls(d):
+    return read_csv(os.path.join(d, "syscalls.csv"), SYSCALLS_REQUIRED)
+
+
+def load_sites(d):
+    return read_csv(os.path.join(d, "sites.csv"), SITES_REQUIRED)
+
+
+def row_abi(r):
+    # syscalls.csv has an `abi` column (x86_64, i386, x32); without it, all is x86_64
+    return r.get("abi", "x86_64") or "x86_64"
+
+
+def systrace_counts(d, abi="x86_64"):
+    """name -> calls summed over every row of syscalls.csv with that ABI."""
+    counts = collections.Counter()
+    for r in load_syscalls(d):
+        if row_abi(r) == abi:
+            counts[r["syscall"]] += to_int(r["calls"], f"syscalls.csv {r}")
+    return counts
+
+
+def image_counts(d, pid, image, abi="x86_64"):
+    counts = collections.Counter()
+    for r in load_syscalls(d):
+        if r["pid"] == str(pid) and r["image"] == str(image) and row_abi(r) == abi:
+            counts[r["syscall"]] += to_int(r["calls"], f"syscalls.csv {r}")
+    return counts
+
+
+STRACE_MODE = re.compile(r"System call usage summary for (.*?)(?: mode)?:\s*$")
+
+
+def strace_tables(path):
+    """Parses `strace -c` output (the default table, or -U name,calls) into
+    {abi: Counter(name -> calls)}. The first table is x86_64; strace heads the
+    others with 'System call usage summary for 32 bit mode:' (i386) or 'for x32 mode:'."""
+    tables = {}
+    abi = "x86_64"
+    layout = None
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            m = STRACE_MODE.match(line)
+            if m:
+                abi = {"32 bit": "i386", "x32": "x32", "64 bit": "x86_64"}.get(m.group(1), m.group(1))
+                layout = None
+                continue
+            fields = line.split()
+            if not fields:
+                continue
+            if fields[0] == "syscall" and fields[-1] == "calls":
+                layout = "name,calls"
+                tables.setdefault(abi, collections.Counter())
+                continue
+            if fields[0] == "%" and fields[-1] == "syscall":
+                layout = "default"
+                tables.setdefault(abi, collections.Counter())
+                continue
+            if layout is None or set(line.strip()) <= set("- "):
+                continue
+            if layout == "name,calls":
+                name, calls = fields[0], fields[1]
+            else:
+                name, calls = fields[-1], fields[3]
+            if name == "total":
+                layout = None
+                continue
+            tables[abi][name] += int(calls)
+    if not tables:
+        raise CheckError(f"{path}: no strace -c table found")
+    return tables
+
+
+def compare(d, strace_file, abi="x86_64", extra=None, out=sys.stdout):
+    """DIR's counts for abi == strace's table for abi + extra. Returns a list of
+    mismatch messages (empty when equal)."""
+    got = systrace_counts(d, abi)
+    expected = collections.Counter(strace_tables(strace_file).get(abi, {}))
+    for name, n in (extra or {}).items():
+        expected[name] += n
+    problems = []
+    names = sorted(set(got) | set(expected))
+    print(f"{'syscall':<20} {'systrace':>9} {'expected':>9}   ({abi}: strace -c + extra {extra or {}})", file=out)
+    for name in names:
+        g, e = got.get(name, 0), expected.get(name, 0)
+        mark = "" if g == e else "   <-- MISMATCH"
+        print(f"{name:<20} {g:>9} {e:>9}{mark}", file=out)
+        if g != e:
+            problems.append(f"{abi} {name}: systrace counted {g}, strace -c + extra says {e}")
+    return problems
+
+
+def check_consistency(d, patch_off=True):
+    """Returns a list of problems with the cross-file invariants of DIR."""
+    problems = []
+    summary = load_summary(d)
+    procs = load_processes(d)
+    syscalls = load_syscalls(d)
+    sites = load_sites(d)
+
+    # summary totals are the sums of processes.csv columns
+    if summary["processes"] != len(procs):
+        problems.append(f"summary processes={summary['processes']} but processes.csv has {len(procs)} rows")
+    for key, col in SUMMED_COLUMNS.items():
+        if procs and col not in procs[0]:
+            problems.append(f"processes.csv has no column {col} (summary {key} is its sum)")
+            continue
+        total = sum(to_int(r[col], f"processes.csv {col} of pid {r['pid']}") for r in procs)
+        if total != summary[key]:
+            problems.append(f"summary {key}={summary[key]} but sum of processes.csv {col} = {total}")
+
+    # identity of rows
+    keys = collections.Counter((r["pid"], r["image"], r["start_ns"]) for r in procs)
+    for k, n in keys.items():
+        if n > 1:
+            problems.append(f"processes.csv: (pid, image, start_ns) = {k} appears {n} times")
+
+    # per row
+    by_image = collections.defaultdict(list)
+    for r in procs:
+        where = f"processes.csv pid {r['pid']} image {r['image']}"
+        sc = to_int(r["syscalls"], where)
+        pt = to_int(r["ptraced"], where)
+        ip = to_int(r["inprocess"], where)
+        early = to_int(r["early"], where)
+        if sc != pt + ip:
+            problems.append(f"{where}: syscalls {sc} != ptraced {pt} + inprocess {ip}")
+        if early > sc:
+            problems.append(f"{where}: early {early} > syscalls {sc}")
+        if to_int(r["start_ns"], where) > to_int(r["end_ns"], where):
+            problems.append(f"{where}: start_ns {r['start_ns']} > end_ns {r['end_ns']}")
+        if not re.fullmatch(r"exit:\d+|signal:\d+|exec|running", r["exit"]):
+            problems.append(f"{where}: exit {r['exit']!r} is not exit:N, signal:N, exec or running")
+        if "exits" in r:
+            ended = r["exit"].startswith(("exit:", "signal:"))
+            if to_int(r["exits"], where) != int(ended):
+                problems.append(f"{where}: exits {r['exits']} but exit is {r['exit']!r}")
+        if patch_off:
+            if ip != 0:
+                problems.append(f"{where}: --patch=off but inprocess = {ip} (every syscall must be a ptrace stop)")
+            if to_int(r["sites_patched"], where) != 0:
+                problems.append(f"{where}: --patch=off but sites_patched = {r['sites_patched']}")
+            if "ptrace_stops" in r and to_int(r["ptrace_stops"], where) < pt:
+                problems.append(f"{where}: ptrace_stops {r['ptrace_stops']} < ptraced {pt} (each ptraced syscall is a stop)")
+        by_image[(r["pid"], r["image"])].append(r)
+
+    # an image that ended in exec is followed by the next image of the same pid
+    for r in procs:
+        if r["exit"] == "exec":
+            nxt = by_image.get((r["pid"], str(int(r["image"]) + 1)))
+            if not nxt:
+                problems.append(f"processes.csv pid {r['pid']} image {r['image']} ended in exec but there is no image {int(r['image']) + 1}")
+            elif "execs" in nxt[0] and nxt[0]["execs"] != "1":
+                problems.append(f"processes.csv pid {r['pid']} image {int(r['image']) + 1} follows an exec but execs = {nxt[0]['execs']}")
+
+    # syscalls.csv per image sums to the row's syscalls
+    sc_sum = collections.Counter()
+    for r in syscalls:
+        where = f"syscalls.csv pid {r['pid']} image {r['image']} {r['syscall']}"
+        n = to_int(r["calls"], where)
+        if n <= 0:
+            problems.append(f"{where}: calls {n} (rows are only for syscalls that occurred)")
+        if r["errors"] != "" and not (0 <= to_int(r["errors"], where) <= n):
+            problems.append(f"{where}: errors {r['errors']} not within 0..calls {n}")
+        sc_sum[(r["pid"], r["image"])] += n
+    row_keys = collections.Counter((r["pid"], r["image"], row_abi(r), r["syscall"]) for r in syscalls)
+    for k, n in row_keys.items():
+        if n > 1 and len(by_image.get(k[:2], [])) <= 1:
+            problems.append(f"syscalls.csv: {k} has {n} rows (one per image and syscall)")
+
+    # sites.csv per image: ptraced + inprocess sums to the row's
+    site_pt = collections.Counter()
+    site_ip = collections.Counter()
+    site_rows = collections.Counter()
+    site_patched = collections.Counter()
+    site_unpatchable = collections.Counter()
+    for r in sites:
+        where = f"sites.csv pid {r['pid']} image {r['image']} offset {r['offset']}"
+        k = (r["pid"], r["image"])
+        site_pt[k] += to_int(r["ptraced"], where)
+        site_ip[k] += to_int(r["inprocess"], where)
+        site_rows[k] += 1
+        site_patched[k] += r["state"] == "patched"
+        site_unpatchable[k] += r["state"].startswith("unpatchable")
+        if not (r["state"] in ("patched", "pending") or r["state"].startswith("unpatchable:")):
+            problems.append(f"{where}: state {r['state']!r} is not patched, pending or unpatchable:<reason>")
+        if not re.fullmatch(r"(0x)?[0-9a-fA-F]+", r["offset"]):
+            problems.append(f"{where}: offset {r['offset']!r} is not hex")
+        if patch_off and r["state"] == "patched":
+            problems.append(f"{where}: --patch=off but the site is patched")
+
+    for k, rows in by_image.items():
+        where = f"processes.csv pid {k[0]} image {k[1]}"
+        sc = sum(int(r["syscalls"]) for r in rows)
+        pt = sum(int(r["ptraced"]) for r in rows)
+        ip = sum(int(r["inprocess"]) for r in rows)
+        if sc_sum[k] != sc:
+            problems.append(f"{where}: syscalls {sc} but its syscalls.csv rows sum to {sc_sum[k]}")
+        if site_pt[k] + site_ip[k] != sc:
+            problems.append(f"{where}: syscalls {sc} but its sites.csv ptraced+inprocess sum to {site_pt[k] + site_ip[k]}")
+        if site_pt[k] != pt or site_ip[k] != ip:
+            problems.append(f"{where}: ptraced/inprocess {pt}/{ip} but sites.csv says {site_pt[k]}/{site_ip[k]}")
+        if "sites" in rows[0] and sum(int(r["sites"]) for r in rows) != site_rows[k]:
+            problems.append(f"{where}: sites {rows[0]['sites']} but sites.csv has {site_rows[k]} rows for it")
+        if sum(int(r["sites_patched"]) for r in rows) != site_patched[k]:
+            problems.append(f"{where}: sites_patched {rows[0]['sites_patched']} but sites.csv has {site_patched[k]} patched rows")
+        if "sites_unpatchable" in rows[0] and sum(int(r["sites_unpatchable"]) for r in rows) != site_unpatchable[k]:
+            problems.append(f"{where}: sites_unpatchable {rows[0]['sites_unpatchable']} but sites.csv has {site_unpatchable[k]} such rows")
+    for k in set(sc_sum) | set(site_rows):
+        if k not in by_image:
+            problems.append(f"syscalls.csv/sites.csv have rows for pid {k[0]} image {k[1]}, which processes.csv lacks")
+    return problems
+
+
+PERCENT = re.compile(r"^(.+): (\d+)\.(\d\d)%$")
+KEYVALUE = re.compile(r"^([a-z_0-9]+): (\d+)$")
+
+
+def check_perfstats(d, stderr_file):
+    """The summary on stderr: a `key: value` line for every summary key, equal to
+    summary.csv; percentage pairs that add up to 100.00%."""
+    problems = []
+    summary = load_summary(d)
+    printed = {}
+    percents = []
+    with open(stderr_file, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            m = KEYVALUE.match(line)
+            if m:
+                printed[m.group(1)] = int(m.group(2))
+                continue
+            m = PERCENT.match(line)
+            if m:
+                percents.append((m.group(1), int(m.group(2)) * 100 + int(m.group(3))))
+    for k in SUMMARY_KEYS:
+        if k not in printed:
+            problems.append(f"--show-perf-stats: no '{k}: value' line on stderr")
+        elif k not in ("wall_ns", "tracer_cpu_ns", "tracer_maxrss_kb") and printed[k] != summary[k]:
+            problems.append(f"--show-perf-stats: {k}: {printed[k]} but summary.csv says {summary[k]}")
+    idx = [i for i, (name, _) in enumerate(percents) if name.startswith("syscalls ptraced")]
+    if not idx:
+        problems.append("--show-perf-stats: no 'syscalls ptraced (slow): X%' line")
+    else:
+        i = idx[0]
+        if i + 1 >= len(percents):
+            problems.append("--show-perf-stats: the 'syscalls ptraced' percentage has no partner line after it")
+        else:
+            (a, pa), (b, pb) = percents[i], percents[i + 1]
+            if pa + pb != 10000:
+                problems.append(f"--show-perf-stats: '{a}' {pa / 100:.2f}% + '{b}' {pb / 100:.2f}% != 100.00%")
+            if summary["syscalls"] and summary["syscalls_inprocess"] == 0 and pa != 10000:
+                problems.append(f"--show-perf-stats: no syscall in-process, yet '{a}' is {pa / 100:.2f}%")
+    # every pair of percentage lines adds up to 100.00
+    if len(percents) % 2 == 0:
+        for i in range(0, len(percents), 2):
+            (a, pa), (b, pb) = percents[i], percents[i + 1]
+            if pa + pb != 10000:
+                problems.append(f"--show-perf-stats: '{a}' {pa / 100:.2f}% + '{b}' {pb / 100:.2f}% != 100.00%")
+    return problems
+
+
+def report(problems):
+    for p in problems:
+        print("FAIL: " + p)
+    return 1 if problems else 0
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    cmd, args = argv[1], argv[2:]
+    try:
+        if cmd == "counts":
+            for name, n in sorted(systrace_counts(args[0], args[1] if len(args) > 1 else "x86_64").items()):
+                print(name, n)
+            return 0
+        if cmd == "compare":
+            d, strace_file = args[0], args[1]
+            abi = "x86_64"
+            extra = {}
+            for a in args[2:]:
+                if "=" in a:
+                    name, n = a.split("=", 1)
+                    extra[name] = extra.get(name, 0) + int(n)
+                else:
+                    abi = a
+            return report(compare(d, strace_file, abi, extra))
+        if cmd == "consistency":
+            return report(check_consistency(args[0], patch_off="--any-mode" not in args))
+        if cmd == "perfstats":
+            return report(check_perfstats(args[0], args[1]))
+    except CheckError as e:
+        print(f"FAIL: {e}")
+        return 1
+    print(f"unknown command {cmd}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,47 @@
+/* A thread that is not the leader calls execve of getppid_loop 33 (argv[1], default:
+ * the getppid_loop beside this program). Before that it makes 3 gettid calls. The
+ * main thread spins without syscalls until the exec replaces it (bounded by the
+ * TSC: after about 10^11 cycles it gives up and exits 3), so the counts do not depend
+ * on timing. */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+static char path[PATH_MAX];
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 3; i++)
+		syscall(SYS_gettid);
+	char *args[] = { path, "33", NULL };
+	char *envp[] = { NULL };
+	execve(path, args, envp);
+	perror("exec_from_thread: execve");
+	_exit(127);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1) {
+		snprintf(path, sizeof path, "%s", argv[1]);
+	} else {
+		ssize_t n = readlink("/proc/self/exe", path, sizeof path - 32);
+		if (n < 0)
+			return 2;
+		path[n] = 0;
+		strcpy(strrchr(path, '/') + 1, "getppid_loop");
+	}
+	pthread_t t;
+	if (pthread_create(&t, NULL, worker, NULL) != 0)
+		return 2;
+	unsigned long long start = __rdtsc();
+	while (__rdtsc() - start < 100000000000ULL)
+		_mm_pause();
+	return 3;
+}
