@@ -38,6 +38,7 @@ struct image_record {
 	uint64_t calls[SYSCALL_INDEX_COUNT]; /* per syscall, both paths */
 	uint64_t *results_seen, *errors;     /* per syscall; NULL until a result is seen */
 	uint64_t ptraced, inprocess, early, instrument, ptrace_stops;
+	uint64_t restarted;                  /* kernel restarts after a signal, not counted as calls */
 
 	unsigned threads, forks, vforks;     /* created by this image */
 	bool started_by_exec;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "procfs.h"
+#include "restarts.h"
 #include "signals.h"
 #include "tasks.h"
 
@@ -25,7 +26,7 @@ static pid_t root_pid;
 static struct run_result *result;
 static int nr_execve[ABI_COUNT], nr_execveat[ABI_COUNT];
 static int nr_clone[ABI_COUNT], nr_clone3[ABI_COUNT], nr_fork[ABI_COUNT], nr_vfork[ABI_COUNT];
-static int nr_munmap;
+static int nr_munmap, nr_restart_syscall[ABI_COUNT], nr_rt_sigreturn;
 
 static void resume(pid_t tid, int request, int sig)
 {
@@ -54,7 +55,9 @@ static void learn_numbers(void)
 		nr_clone3[abi] = index_of("clone3", abi);
 		nr_fork[abi] = index_of("fork", abi);
 		nr_vfork[abi] = index_of("vfork", abi);
+		nr_restart_syscall[abi] = index_of("restart_syscall", abi);
 	}
+	nr_rt_sigreturn = index_of("rt_sigreturn", ABI_X86_64);
 	nr_munmap = index_of("munmap", ABI_X86_64);
 }
 
@@ -134,6 +137,13 @@ static void on_seccomp(struct thread *t)
 	idx = syscall_index(abi, nr);
 	if (idx < 0)
 		idx = syscall_index(abi, SYSCALL_NR_OUT_OF_RANGE);
+	if (restart_is_repeat(t, info.instruction_pointer - 2, (long)info.seccomp.nr, idx == nr_restart_syscall[abi])) {
+		t->img->rec.restarted++;
+		resume(t->tid, PTRACE_CONT, 0);
+		return;
+	}
+	if (idx == nr_rt_sigreturn)
+		restart_note_sigreturn(t, info.stack_pointer);
 
 	if (idx == nr_execve[abi] || idx == nr_execveat[abi]) {
 		/* counted at its exit stop, in the image it creates if it succeeds */
@@ -283,6 +293,13 @@ static void on_exit_event(struct thread *t)
 	resume(t->tid, PTRACE_CONT, 0);
 }
 
+static void on_signal(struct thread *t, int sig)
+{
+	if (t->img)
+		restart_note_signal(t, sig);
+	resume(t->tid, PTRACE_CONT, sig);
+}
+
 static bool is_stop_signal(int sig)
 {
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
@@ -357,7 +374,7 @@ static void dispatch(pid_t tid, int status)
 		if (sig == (SIGTRAP | 0x80))
 			on_syscall_exit(t);
 		else /* a signal on its way: deliver it as it would be without us */
-			resume(tid, PTRACE_CONT, sig);
+			on_signal(t, sig);
 	}
 }
 

@@ -41,6 +41,11 @@ struct thread {
 	struct site_record exec_site;  /* named in the image that called it */
 	uint64_t clone_flags;          /* of the clone-family call it is in */
 	uint64_t unclaimed_stops;      /* stops while unclaimed, added to its image later */
+	/* A syscall a signal interrupted: when the kernel restarts it, the second entry
+	 * is the same call and is not counted again. */
+	enum { RESTART_NONE, RESTART_NEXT, RESTART_IF_FRAME_SAYS } restart;
+	uint64_t restart_site;
+	long restart_nr;
 	struct thread *hash_next;
 };
 

@@ -27,8 +27,8 @@ import sys
 SUMMARY_KEYS = [
     "syscalls", "syscalls_early", "syscalls_ptraced", "syscalls_inprocess",
     "instrument_syscalls", "processes", "forks", "vforks", "threads", "execs", "exits",
-    "sites", "sites_patched", "sites_unpatchable", "ptrace_stops", "wall_ns",
-    "tracer_cpu_ns", "tracer_maxrss_kb",
+    "sites", "sites_patched", "sites_unpatchable", "ptrace_stops", "syscalls_restarted",
+    "wall_ns", "tracer_cpu_ns", "tracer_maxrss_kb",
 ]
 # summary key -> processes.csv column whose sum it is
 SUMMED_COLUMNS = {
@@ -37,6 +37,7 @@ SUMMED_COLUMNS = {
     "forks": "forks", "vforks": "vforks", "threads": "threads", "execs": "execs",
     "exits": "exits", "sites": "sites", "sites_patched": "sites_patched",
     "sites_unpatchable": "sites_unpatchable", "ptrace_stops": "ptrace_stops",
+    "syscalls_restarted": "restarted",
 }
 PROCESSES_REQUIRED = [
     "pid", "image", "ppid", "exe", "start_ns", "end_ns", "syscalls", "early", "ptraced",

@@ -1,0 +1,76 @@
+#include "restarts.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+
+/* The kernel's internal restart codes (include/linux/errno.h). */
+enum { ERESTARTSYS = 512, ERESTARTNOINTR = 513, ERESTARTNOHAND = 514, ERESTART_RESTARTBLOCK = 516 };
+
+/* Where the saved registers lie in the frame rt_sigreturn reads: struct ucontext at
+ * the stack pointer (the handler's return popped the frame's return address), its
+ * uc_mcontext after uc_flags, uc_link and uc_stack, and in it rax and rip. */
+#define FRAME_MCONTEXT 40
+#define FRAME_RAX (FRAME_MCONTEXT + 13 * 8)
+#define FRAME_RIP (FRAME_MCONTEXT + 16 * 8)
+
+static bool is_restart_code(long ret)
+{
+	return ret == -ERESTARTSYS || ret == -ERESTARTNOINTR || ret == -ERESTARTNOHAND
+	       || ret == -ERESTART_RESTARTBLOCK;
+}
+
+/* Whether the thread has a handler for sig (SigCgt of /proc/<tid>/status). */
+static bool signal_is_caught(pid_t tid, int sig)
+{
+	char path[64], line[256];
+	unsigned long long mask = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigCgt: %llx", &mask) == 1)
+			break;
+	fclose(f);
+	return sig >= 1 && sig <= 64 && (mask >> (sig - 1)) & 1;
+}
+
+void restart_note_signal(struct thread *t, int sig)
+{
+	struct user_regs_struct regs;
+
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0 || !is_restart_code((long)regs.rax))
+		return;
+	t->restart_site = regs.rip - 2;
+	t->restart_nr = (long)regs.orig_rax;
+	/* Without a handler every restart code enters the call again; with one, it
+	 * depends on the code and SA_RESTART, which the handler's frame will show. */
+	t->restart = signal_is_caught(t->tid, sig) ? RESTART_IF_FRAME_SAYS : RESTART_NEXT;
+}
+
+void restart_note_sigreturn(struct thread *t, uint64_t stack_pointer)
+{
+	uint64_t saved[2];
+	struct iovec local[2] = { { &saved[0], 8 }, { &saved[1], 8 } };
+	struct iovec remote[2] = { { (void *)(stack_pointer + FRAME_RAX), 8 },
+				   { (void *)(stack_pointer + FRAME_RIP), 8 } };
+
+	if (t->restart != RESTART_IF_FRAME_SAYS)
+		return;
+	t->restart = RESTART_NONE;
+	if (process_vm_readv(t->tid, local, 2, remote, 2, 0) == 16
+	    && saved[1] == t->restart_site && (long)saved[0] == t->restart_nr)
+		t->restart = RESTART_NEXT;
+}
+
+bool restart_is_repeat(struct thread *t, uint64_t site, long raw_nr, bool is_restart_syscall)
+{
+	if (t->restart != RESTART_NEXT)
+		return false;
+	t->restart = RESTART_NONE;
+	return site == t->restart_site && (raw_nr == t->restart_nr || is_restart_syscall);
+}

@@ -1,0 +1,23 @@
+/* Syscalls the kernel restarts after a signal. A signal that arrives while a thread
+ * is blocked in a syscall makes the kernel leave it with -ERESTART*, deliver the
+ * signal (under ptrace even an ignored one, such as SIGCHLD), and enter the same
+ * syscall again, which stops the tracer a second time. The program made one call:
+ * the second entry is recognised here and counted as a restart, not as a call. */
+#ifndef SYSTRACE_RESTARTS_H
+#define SYSTRACE_RESTARTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tasks.h"
+
+/* At a signal-delivery stop of sig: notes a syscall the signal interrupted. */
+void restart_note_signal(struct thread *t, int sig);
+/* At the thread's rt_sigreturn, with its stack pointer: a handler ran, and the frame
+ * it returns to says whether the interrupted call is entered again. */
+void restart_note_sigreturn(struct thread *t, uint64_t stack_pointer);
+/* At a seccomp stop: true if this entry is the restart of the interrupted call
+ * (raw_nr as the kernel reports it; is_restart_syscall for restart_syscall). */
+bool restart_is_repeat(struct thread *t, uint64_t site, long raw_nr, bool is_restart_syscall);
+
+#endif
