@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""Interleaved wall-time comparison: native, systrace, strace -f -c.
+
+Called by bench/run.sh, which prepares the workloads. Each round runs the
+three arms of a workload back to back, in an order that rotates from round
+to round. Writes raw.csv (one row per run) and table.md (medians and
+ratios) into --results, and prints the table.
+"""
+import argparse
+import csv
+import os
+import shlex
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ARMS = ["native", "systrace", "strace"]
+SUMMARY_KEYS = ["syscalls", "processes", "execs", "ptrace_stops", "syscalls_ptraced",
+                "syscalls_inprocess", "tracer_cpu_ns", "tracer_maxrss_kb"]
+FIELDS = ["workload", "round", "slot", "arm", "wall_s", "status", "user_s",
+          "sys_s", "other_cpu_s", "tracer_hwm_kb"] + SUMMARY_KEYS
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def busy_cpu_s():
+    """CPU seconds all CPUs spent busy since boot (everything but idle and iowait)."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:9]]
+    return (sum(v) - v[3] - v[4]) / TICK
+
+
+def workloads(args):
+    """name -> (argv, needs a fresh empty working folder per run)"""
+    spawn = "i=0; while [ $i -lt 500 ]; do /bin/true; i=$((i+1)); done"
+    configure = shlex.quote(os.path.join(args.libiberty_src, "libiberty", "configure"))
+    return {
+        "libiberty": (["sh", "-c", f"{configure} >/dev/null && make -j2 >/dev/null"], True),
+        "spawn": (["sh", "-c", spawn], False),
+        "getppid": ([args.getppid, str(args.getppid_n)], False),
+    }
+
+
+def arm_argv(arm, argv, args, outdir):
+    if arm == "systrace":
+        return [args.systrace, f"--patch={args.patch}", "-o", outdir, "--"] + argv
+    if arm == "strace":
+        return ["strace", "-f", "-c", "-o", "/dev/null"] + argv
+    return argv
+
+
+class HwmWatcher(threading.Thread):
+    """Polls VmHWM (peak RSS) of one process, the tracer itself, not its
+    children (wait4's ru_maxrss would be the largest process of the tree, or
+    this script's own size inherited through fork).
+    Holding /proc/PID open ties the reads to that process even if the pid
+    is reused after it is reaped."""
+
+    def __init__(self, pid):
+        super().__init__(daemon=True)
+        self.hwm_kb = None
+        self.stop = threading.Event()
+        try:
+            self.dirfd = os.open(f"/proc/{pid}", os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            self.dirfd = None
+
+    def run(self):
+        while self.dirfd is not None and not self.stop.is_set():
+            try:
+                fd = os.open("status", os.O_RDONLY, dir_fd=self.dirfd)
+                try:
+                    text = os.read(fd, 8192).decode()
+                finally:
+                    os.close(fd)
+            except OSError:
+                break
+            for line in text.splitlines():
+                if line.startswith("VmHWM:"):
+                    self.hwm_kb = int(line.split()[1])
+            self.stop.wait(0.05)
+
+    def finish(self):
+        self.stop.set()
+        self.join()
+        if self.dirfd is not None:
+            os.close(self.dirfd)
+
+
+def run_once(argv, cwd, log, timeout):
+    log.write(f"\n### {shlex.join(argv)}  (cwd {cwd})\n")
+    log.flush()
+    busy0 = busy_cpu_s()
+    t0 = time.monotonic()
+    proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=log,
+                            stderr=log, start_new_session=True)
+    watcher = HwmWatcher(proc.pid)
+    watcher.start()
+    timed_out = threading.Event()
+
+    def kill():
+        timed_out.set()
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    _, wstatus, ru = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - t0
+    # CPU used meanwhile by anything outside the measured tree: other
+    # processes competing for the 2 CPUs make a run unreliable.
+    other = busy_cpu_s() - busy0 - ru.ru_utime - ru.ru_stime
+    timer.cancel()
+    proc.returncode = 0  # reaped by wait4 above
+    watcher.finish()
+    if timed_out.is_set():
+        status = "timeout"
+    elif os.WIFSIGNALED(wstatus):
+        status = str(128 + os.WTERMSIG(wstatus))
+    else:
+        status = str(os.WEXITSTATUS(wstatus))
+    return {"wall_s": f"{wall:.3f}", "status": status,
+            "user_s": f"{ru.ru_utime:.3f}", "sys_s": f"{ru.ru_stime:.3f}",
+            "other_cpu_s": f"{max(other, 0):.2f}",
+            "tracer_hwm_kb": watcher.hwm_kb}
+
+
+def read_summary(outdir):
+    try:
+        with open(os.path.join(outdir, "summary.csv"), newline="") as f:
+            return {row["metric"]: row["value"] for row in csv.DictReader(f)}
+    except (OSError, KeyError):
+        return {}
+
+
+def median(values):
+    values = [float(v) for v in values if v not in (None, "")]
+    return statistics.median(values) if values else None
+
+
+def fmt(value, spec, suffix=""):
+    return "n/a" if value is None else format(value, spec) + suffix
+
+
+def ratio(a, b):
+    return None if a is None or b is None or b == 0 else a / b
+
+
+def table(rows, names):
+    out = ["| workload | native s | systrace s | strace s | systrace/native "
+           "| strace/native | systrace/strace | syscalls | processes |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    detail = ["| workload | arm | ok runs | median s | min s | max s "
+              "| tracer peak RSS MiB | tree CPU s (user+sys) | other CPU s (max) |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for name in names:
+        med = {}
+        for arm in ARMS:
+            runs = [r for r in rows if r["workload"] == name and r["arm"] == arm]
+            ok = [r for r in runs if r["status"] == "0"]
+            walls = [float(r["wall_s"]) for r in ok]
+            med[arm] = median(walls)
+            hwm = median([r["tracer_hwm_kb"] for r in ok]) if arm != "native" else None
+            cpu = median([float(r["user_s"]) + float(r["sys_s"]) for r in ok])
+            other = max((float(r["other_cpu_s"]) for r in runs), default=None)
+            failed = len(runs) - len(ok)
+            detail.append(
+                f"| {name} | {arm} | {len(ok)}/{len(runs)}"
+                + (f" ({failed} failed)" if failed else "")
+                + f" | {fmt(med[arm], '.3f')} | {fmt(min(walls, default=None), '.3f')}"
+                f" | {fmt(max(walls, default=None), '.3f')}"
+                f" | {fmt(hwm and hwm / 1024, '.1f')} | {fmt(cpu, '.2f')}"
+                f" | {fmt(other, '.2f')} |")
+        st = [r for r in rows if r["workload"] == name and r["arm"] == "systrace"
+              and r["status"] == "0"]
+        syscalls = median([r["syscalls"] for r in st])
+        procs = median([r["processes"] for r in st])
+        out.append(
+            f"| {name} | {fmt(med['native'], '.3f')} | {fmt(med['systrace'], '.3f')}"
+            f" | {fmt(med['strace'], '.3f')}"
+            f" | {fmt(ratio(med['systrace'], med['native']), '.2f', 'x')}"
+            f" | {fmt(ratio(med['strace'], med['native']), '.2f', 'x')}"
+            f" | {fmt(ratio(med['systrace'], med['strace']), '.2f', 'x')}"
+            f" | {fmt(syscalls, ',.0f')} | {fmt(procs, ',.0f')} |")
+    return "\n".join(out) + "\n\n" + "\n".join(detail) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--systrace", required=True)
+    ap.add_argument("--patch", default="off")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--timeout", type=float, default=1800)
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--libiberty-src", default="")
+    ap.add_argument("--getppid", default="")
+    ap.add_argument("--getppid-n", type=int, default=200000)
+    ap.add_argument("workload", nargs="+", choices=["libiberty", "spawn", "getppid"])
+    args = ap.parse_args()
+
+    specs = workloads(args)
+    os.makedirs(args.results, exist_ok=True)
+    scratch = tempfile.mkdtemp(prefix="scratch-", dir=args.results)
+    rows = []
+    raw_path = os.path.join(args.results, "raw.csv")
+    with open(raw_path, "w", newline="") as raw:
+        writer = csv.DictWriter(raw, fieldnames=FIELDS)
+        writer.writeheader()
+        for name in args.workload:
+            argv, fresh = specs[name]
+            print(f"== {name}: {shlex.join(argv)}", file=sys.stderr)
+            kept = os.path.join(args.results, f"systrace-out-{name}")
+            with open(os.path.join(args.results, f"{name}.log"), "a") as log:
+                for rnd in range(args.rounds):
+                    order = ARMS[rnd % 3:] + ARMS[:rnd % 3]
+                    for slot, arm in enumerate(order):
+                        cwd = tempfile.mkdtemp(dir=scratch) if fresh else scratch
+                        outdir = tempfile.mkdtemp(prefix="out-", dir=scratch)
+                        row = {"workload": name, "round": rnd + 1, "slot": slot + 1,
+                               "arm": arm}
+                        row.update(run_once(arm_argv(arm, argv, args, outdir), cwd,
+                                            log, args.timeout))
+                        if arm == "systrace":
+                            summary = read_summary(outdir)
+                            row.update({k: summary.get(k) for k in SUMMARY_KEYS})
+                            shutil.rmtree(kept, ignore_errors=True)
+                            shutil.move(outdir, kept)
+                        shutil.rmtree(outdir, ignore_errors=True)
+                        if fresh:
+                            shutil.rmtree(cwd, ignore_errors=True)
+                        rows.append(row)
+                        writer.writerow(row)
+                        raw.flush()
+                        warn = "" if row["status"] == "0" else "  <-- FAILED"
+                        print(f"   round {rnd + 1}/{args.rounds} {arm:8} "
+                              f"{row['wall_s']:>9} s  status {row['status']}{warn}",
+                              file=sys.stderr)
+    shutil.rmtree(scratch, ignore_errors=True)
+
+    rows = [{k: str(v) if v is not None else "" for k, v in r.items()} for r in rows]
+    text = (f"rounds: {args.rounds}, systrace --patch={args.patch}, "
+            f"medians over successful runs, ratios of medians; \"other CPU\" is CPU time\n"
+            f"used during a run outside the measured process tree (noise from other work)\n\n"
+            + table(rows, args.workload))
+    with open(os.path.join(args.results, "table.md"), "w") as f:
+        f.write(text)
+    print(text)
+    print(f"raw results: {raw_path}\nlogs and last systrace output: {args.results}/")
+    failed = [r for r in rows if r["status"] != "0"]
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

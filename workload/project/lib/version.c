@@ -1,0 +1,7 @@
+#include "tiny.h"
+#include "version.h" /* generated from VERSION */
+
+const char *tiny_version(void)
+{
+    return TINY_VERSION;
+}
