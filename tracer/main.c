@@ -93,7 +93,7 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru);
 	report.totals.wall_ns = monotonic_ns() - start_ns;
 	report.totals.tracer_cpu_ns = tracer_cpu_ns(&ru);
-	report.totals.tracer_maxrss_kb = (uint64_t)ru.ru_maxrss;
+	report.totals.tracer_maxrss_kb = procfs_self_peak_rss_kb();
 	if (opt.show_perf_stats)
 		summary_print(stderr, &report.totals);
 	if (report_commit(&report, err, sizeof(err)) < 0) {

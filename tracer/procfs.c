@@ -55,3 +55,18 @@ char *procfs_exe(pid_t pid)
 	target[n] = '\0';
 	return strdup(target);
 }
+
+uint64_t procfs_self_peak_rss_kb(void)
+{
+	char line[256];
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
