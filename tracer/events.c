@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "placement.h"
 #include "procfs.h"
 #include "restarts.h"
 #include "signals.h"
@@ -27,6 +28,7 @@ static struct run_result *result;
 static int nr_execve[ABI_COUNT], nr_execveat[ABI_COUNT];
 static int nr_clone[ABI_COUNT], nr_clone3[ABI_COUNT], nr_fork[ABI_COUNT], nr_vfork[ABI_COUNT];
 static int nr_munmap, nr_restart_syscall[ABI_COUNT], nr_rt_sigreturn;
+static int nr_getaffinity[ABI_COUNT], nr_setaffinity[ABI_COUNT];
 
 static void resume(pid_t tid, int request, int sig)
 {
@@ -56,6 +58,8 @@ static void learn_numbers(void)
 		nr_fork[abi] = index_of("fork", abi);
 		nr_vfork[abi] = index_of("vfork", abi);
 		nr_restart_syscall[abi] = index_of("restart_syscall", abi);
+		nr_getaffinity[abi] = index_of("sched_getaffinity", abi);
+		nr_setaffinity[abi] = index_of("sched_setaffinity", abi);
 	}
 	nr_rt_sigreturn = index_of("rt_sigreturn", ABI_X86_64);
 	nr_munmap = index_of("munmap", ABI_X86_64);
@@ -167,16 +171,33 @@ static void on_seccomp(struct thread *t)
 		/* name sites while the code they lie in is still mapped */
 		image_name_sites(t->img, t->tid, NULL);
 	count_call(t->img, idx, info.instruction_pointer - 2);
+	if (idx == nr_setaffinity[abi] || idx == nr_getaffinity[abi]) {
+		pid_t pid = (pid_t)info.seccomp.args[0];
+		struct thread *target = pid == 0 ? t : thread_find(pid);
+
+		if (idx == nr_setaffinity[abi]) {
+			placement_note_own_affinity(target);
+		} else if (placement_hides_mask(target)) {
+			t->affinity_buf = info.seccomp.args[2];
+			resume(t->tid, PTRACE_SYSCALL, 0);
+			return;
+		}
+	}
 	resume(t->tid, PTRACE_CONT, 0);
 }
 
-/* The exit of an execve (the only calls resumed with PTRACE_SYSCALL). */
+/* The exit of the calls resumed with PTRACE_SYSCALL: execve, and sched_getaffinity
+ * of a thread that systrace keeps on its CPU. */
 static void on_syscall_exit(struct thread *t)
 {
 	struct __ptrace_syscall_info info;
 	struct site_record *s;
 	struct image *img = t->img;
 
+	if (t->affinity_buf && ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) > 0
+	    && info.op == PTRACE_SYSCALL_INFO_EXIT && !info.exit.is_error)
+		placement_rewrite_mask(t, t->affinity_buf, (long)info.exit.rval);
+	t->affinity_buf = 0;
 	if (t->exec_index >= 0
 	    && ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) > 0
 	    && info.op == PTRACE_SYSCALL_INFO_EXIT) {
@@ -228,10 +249,11 @@ static void on_clone_event(struct thread *t, int event)
 	if (child && child->state == THREAD_UNCLAIMED) {
 		/* it stopped first: its initial stop is waiting for us */
 		thread_attach(child, img);
+		placement_inherit(child, t);
 		child->state = THREAD_RUNNING;
 		resume(child_tid, PTRACE_CONT, 0);
 	} else if (!child) {
-		thread_add(child_tid, img, THREAD_AWAIT_INITIAL_STOP);
+		placement_inherit(thread_add(child_tid, img, THREAD_AWAIT_INITIAL_STOP), t);
 	}
 	resume(t->tid, PTRACE_CONT, 0);
 }
@@ -357,6 +379,7 @@ static void dispatch(pid_t tid, int status)
 		return;
 	if (!t)
 		t = thread_add(tid, NULL, THREAD_UNCLAIMED);
+	placement_note_stop(t, monotonic_ns());
 	if (t->img)
 		t->img->rec.ptrace_stops++;
 	else
@@ -410,7 +433,7 @@ void events_run(pid_t root, struct run_result *res)
 	result = res;
 	launcher = image_new(root, 0, getpid(), NULL);
 	launcher->hidden = true;
-	thread_add(root, launcher, THREAD_RUNNING);
+	thread_add(root, launcher, THREAD_RUNNING)->pinned = true; /* placement_start came first */
 	for (;;) {
 		int status;
 		pid_t tid;
@@ -419,6 +442,8 @@ void events_run(pid_t root, struct run_result *res)
 			break;
 		if (signals_stop_requested)
 			stop_when_tracees_have();
+		if (placement_due)
+			placement_check();
 		tid = waitpid(-1, &status, __WALL);
 		if (tid > 0)
 			dispatch(tid, status);

@@ -12,6 +12,7 @@
 #include "launch.h"
 #include "objects.h"
 #include "options.h"
+#include "placement.h"
 #include "procfs.h"
 #include "report.h"
 #include "signals.h"
@@ -65,6 +66,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "systrace: note: --patch=%s: the in-process path is not built yet; "
 				"every syscall is ptraced\n", patch_mode_name(opt.patch));
 	signals_setup();
+	placement_start(); /* after signals_setup: the command gets the inherited SIGALRM */
 	tasks_set_report(&report);
 	start_ns = monotonic_ns();
 	root = launch_command(path, opt.command, SYSTRACE_GATE_SYSCALL_IP);

@@ -102,6 +102,13 @@ static void image_write(struct image *img)
 	free(img);
 }
 
+void tasks_for_each_thread(void (*fn)(struct thread *, void *), void *arg)
+{
+	for (size_t b = 0; b < THREAD_BUCKETS; b++)
+		for (struct thread *t = threads[b]; t; t = t->hash_next)
+			fn(t, arg);
+}
+
 void thread_remove(struct thread *t)
 {
 	struct image *img = t->img;

@@ -46,6 +46,11 @@ struct thread {
 	enum { RESTART_NONE, RESTART_NEXT, RESTART_IF_FRAME_SAYS } restart;
 	uint64_t restart_site;
 	long restart_nr;
+	/* placement.c: on the tracer's CPU or not, and how it has been stopping */
+	bool pinned, own_affinity;
+	unsigned quick_stops;
+	uint64_t affinity_buf;         /* a sched_getaffinity whose result is rewritten; 0 */
+	uint64_t last_stop_ns, next_check_ns;
 	struct thread *hash_next;
 };
 
@@ -54,6 +59,7 @@ struct thread *thread_add(pid_t tid, struct image *img, enum thread_state state)
 /* Moves a thread to another tid (a non-leader execve takes the leader's). */
 void thread_rekey(struct thread *t, pid_t tid);
 void thread_attach(struct thread *t, struct image *img);
+void tasks_for_each_thread(void (*fn)(struct thread *, void *), void *arg);
 /* Forgets a thread; its image is written out if that was the last reference. */
 void thread_remove(struct thread *t);
 

@@ -1,0 +1,148 @@
+#include "placement.h"
+
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "procfs.h"
+
+/* A thread that has not stopped for this long, and is running, is computing. */
+#define COMPUTING_NS (2 * 1000 * 1000)
+/* A thread found asleep is looked at again only after this long. */
+#define ASLEEP_RECHECK_NS (32 * 1000 * 1000)
+/* This many stops in a row, each this soon after the last, and it is stopping often. */
+#define QUICK_GAP_NS (100 * 1000)
+#define QUICK_STOPS 8
+#define CHECK_EVERY_US 4000
+
+volatile int placement_due;
+static bool active;
+static cpu_set_t allowed, tracer_cpu;
+
+static void on_tick(int sig)
+{
+	(void)sig;
+	placement_due = 1;
+}
+
+void placement_start(void)
+{
+	struct sigaction sa;
+	struct itimerval every = { { 0, CHECK_EVERY_US }, { 0, CHECK_EVERY_US } };
+	int cpu = sched_getcpu();
+
+	if (cpu < 0 || sched_getaffinity(0, sizeof(allowed), &allowed) < 0 || CPU_COUNT(&allowed) < 2)
+		return;
+	CPU_ZERO(&tracer_cpu);
+	CPU_SET(cpu, &tracer_cpu);
+	if (sched_setaffinity(0, sizeof(tracer_cpu), &tracer_cpu) < 0)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_tick; /* no SA_RESTART: the loop's waitpid returns to look */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &every, NULL);
+	active = true;
+}
+
+static void set_pinned(struct thread *t, bool pinned)
+{
+	const cpu_set_t *set = pinned ? &tracer_cpu : &allowed;
+
+	if (sched_setaffinity(t->tid, sizeof(*set), set) == 0)
+		t->pinned = pinned;
+	t->quick_stops = 0;
+}
+
+void placement_note_stop(struct thread *t, uint64_t now_ns)
+{
+	if (!active || t->own_affinity)
+		return;
+	if (!t->pinned) {
+		if (now_ns - t->last_stop_ns < QUICK_GAP_NS) {
+			if (++t->quick_stops >= QUICK_STOPS)
+				set_pinned(t, true);
+		} else {
+			t->quick_stops = 0;
+		}
+	}
+	t->last_stop_ns = now_ns;
+	t->next_check_ns = 0;
+}
+
+void placement_inherit(struct thread *child, const struct thread *creator)
+{
+	/* the kernel copied the creator's affinity */
+	child->pinned = active && creator->pinned;
+	child->own_affinity = creator->own_affinity;
+	child->last_stop_ns = creator->last_stop_ns;
+}
+
+/* Whether the thread is on a CPU or waiting for one (not asleep in a syscall). */
+static bool is_running(pid_t tid)
+{
+	char path[64], buf[512];
+	const char *state;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	state = strrchr(buf, ')');
+	return state && state[1] == ' ' && state[2] == 'R';
+}
+
+static void check_thread(struct thread *t, void *arg)
+{
+	uint64_t now = *(const uint64_t *)arg;
+
+	if (!t->pinned || t->state != THREAD_RUNNING || now - t->last_stop_ns < COMPUTING_NS
+	    || now < t->next_check_ns)
+		return;
+	if (is_running(t->tid))
+		set_pinned(t, false);
+	else
+		t->next_check_ns = now + ASLEEP_RECHECK_NS;
+}
+
+bool placement_hides_mask(const struct thread *target)
+{
+	return active && target && target->pinned;
+}
+
+void placement_note_own_affinity(struct thread *target)
+{
+	if (target) {
+		target->own_affinity = true;
+		target->pinned = false;
+	}
+}
+
+void placement_rewrite_mask(struct thread *caller, uint64_t buf, long len)
+{
+	struct iovec local = { &allowed, (size_t)len }, remote = { (void *)buf, (size_t)len };
+
+	if (len > 0 && (size_t)len <= sizeof(allowed))
+		process_vm_writev(caller->tid, &local, 1, &remote, 1, 0);
+}
+
+void placement_check(void)
+{
+	uint64_t now = monotonic_ns();
+
+	placement_due = 0;
+	if (active)
+		tasks_for_each_thread(check_thread, &now);
+}
