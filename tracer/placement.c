@@ -12,7 +12,8 @@
 
 #include "procfs.h"
 
-/* A thread that has not stopped for this long, and is running, is computing. */
+/* A thread that has not stopped for this long, and is running, is computing; one
+ * that has is active. */
 #define COMPUTING_NS (2 * 1000 * 1000)
 /* A thread found asleep is looked at again only after this long. */
 #define ASLEEP_RECHECK_NS (32 * 1000 * 1000)
@@ -104,17 +105,42 @@ static bool is_running(pid_t tid)
 	return state && state[1] == ' ' && state[2] == 'R';
 }
 
-static void check_thread(struct thread *t, void *arg)
-{
-	uint64_t now = *(const uint64_t *)arg;
+/* One periodic look at the pinned threads: which stopped lately (active: they need
+ * the tracer's CPU) and which are computing (running, no stop for a while). */
+struct survey {
+	uint64_t now;
+	unsigned active, ncomputing;
+	struct thread *computing[64];
+};
 
-	if (!t->pinned || t->state != THREAD_RUNNING || now - t->last_stop_ns < COMPUTING_NS
-	    || now < t->next_check_ns)
+static void survey_thread(struct thread *t, void *arg)
+{
+	struct survey *s = arg;
+
+	if (!t->pinned || t->state != THREAD_RUNNING)
 		return;
-	if (is_running(t->tid))
-		set_pinned(t, false);
-	else
-		t->next_check_ns = now + ASLEEP_RECHECK_NS;
+	if (s->now - t->last_stop_ns < COMPUTING_NS) {
+		s->active++;
+	} else if (s->now >= t->next_check_ns && s->ncomputing < sizeof(s->computing) / sizeof(s->computing[0])) {
+		if (is_running(t->tid))
+			s->computing[s->ncomputing++] = t;
+		else
+			t->next_check_ns = s->now + ASLEEP_RECHECK_NS;
+	}
+}
+
+void placement_check(void)
+{
+	struct survey s = { .now = monotonic_ns() };
+
+	placement_due = 0;
+	if (!active)
+		return;
+	tasks_for_each_thread(survey_thread, &s);
+	/* One computing thread alone keeps the tracer's CPU (a serial configure runs best
+	 * there); the others move off it, and it too when active threads need the CPU. */
+	for (unsigned i = s.active == 0; i < s.ncomputing; i++)
+		set_pinned(s.computing[i], false);
 }
 
 bool placement_hides_mask(const struct thread *target)
@@ -136,13 +162,4 @@ void placement_rewrite_mask(struct thread *caller, uint64_t buf, long len)
 
 	if (len > 0 && (size_t)len <= sizeof(allowed))
 		process_vm_writev(caller->tid, &local, 1, &remote, 1, 0);
-}
-
-void placement_check(void)
-{
-	uint64_t now = monotonic_ns();
-
-	placement_due = 0;
-	if (active)
-		tasks_for_each_thread(check_thread, &now);
 }

@@ -1,7 +1,8 @@
 /* Where tracees run. A ptrace stop costs about 3.5 us when tracer and tracee share a
- * CPU and about 10 us when they do not (measured here, bench/), so systrace keeps a
- * thread that stops often on the tracer's CPU, and lets a thread that computes for a
- * while between stops run anywhere, as it would without a tracer. */
+ * CPU and about 10 us when they do not (measured here, bench/), so systrace keeps the
+ * command on the tracer's CPU, and moves a thread that computes for a while between
+ * stops to the other CPUs when others need the tracer's (a parallel build), as it
+ * would run without a tracer. */
 #ifndef SYSTRACE_PLACEMENT_H
 #define SYSTRACE_PLACEMENT_H
 
