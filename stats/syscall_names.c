@@ -29,10 +29,10 @@ const char *syscall_index_name(int index, char *buf, size_t len)
 	return buf;
 }
 
-long syscall_number_x86_64(const char *name)
+int syscall_index_of(enum syscall_abi abi, const char *name)
 {
-	for (long nr = 0; nr < SYSCALL_NR_SPAN; nr++)
-		if (syscall_names_x86_64[nr] && strcmp(syscall_names_x86_64[nr], name) == 0)
-			return nr;
+	for (int nr = 0; nr < SYSCALL_NR_SPAN; nr++)
+		if (tables[abi][nr] && strcmp(tables[abi][nr], name) == 0)
+			return syscall_index(abi, nr);
 	return -1;
 }

@@ -25,7 +25,7 @@ int syscall_index(enum syscall_abi abi, long nr);
  * (formatted into buf, in hex as strace prints it) for a number the headers do not know. */
 const char *syscall_index_name(int index, char *buf, size_t len);
 
-/* The x86_64 number of a name, or -1. */
-long syscall_number_x86_64(const char *name);
+/* The counter index of a name in an ABI, or -1. */
+int syscall_index_of(enum syscall_abi abi, const char *name);
 
 #endif

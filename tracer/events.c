@@ -36,33 +36,22 @@ static void resume(pid_t tid, int request, int sig)
 	ptrace(request, tid, 0, sig);
 }
 
-static int index_of(const char *name, enum syscall_abi abi)
-{
-	const char *const *table = abi == ABI_X86_64 ? syscall_names_x86_64
-				 : abi == ABI_I386 ? syscall_names_i386 : syscall_names_x32;
-
-	for (int nr = 0; nr < SYSCALL_NR_SPAN; nr++)
-		if (table[nr] && strcmp(table[nr], name) == 0)
-			return syscall_index(abi, nr);
-	return -1;
-}
-
 /* The syscalls the loop treats specially, by counter index in every ABI. */
 static void learn_numbers(void)
 {
-	for (int abi = 0; abi < ABI_COUNT; abi++) {
-		nr_execve[abi] = index_of("execve", abi);
-		nr_execveat[abi] = index_of("execveat", abi);
-		nr_clone[abi] = index_of("clone", abi);
-		nr_clone3[abi] = index_of("clone3", abi);
-		nr_fork[abi] = index_of("fork", abi);
-		nr_vfork[abi] = index_of("vfork", abi);
-		nr_restart_syscall[abi] = index_of("restart_syscall", abi);
-		nr_getaffinity[abi] = index_of("sched_getaffinity", abi);
-		nr_setaffinity[abi] = index_of("sched_setaffinity", abi);
+	for (enum syscall_abi abi = 0; abi < ABI_COUNT; abi++) {
+		nr_execve[abi] = syscall_index_of(abi, "execve");
+		nr_execveat[abi] = syscall_index_of(abi, "execveat");
+		nr_clone[abi] = syscall_index_of(abi, "clone");
+		nr_clone3[abi] = syscall_index_of(abi, "clone3");
+		nr_fork[abi] = syscall_index_of(abi, "fork");
+		nr_vfork[abi] = syscall_index_of(abi, "vfork");
+		nr_restart_syscall[abi] = syscall_index_of(abi, "restart_syscall");
+		nr_getaffinity[abi] = syscall_index_of(abi, "sched_getaffinity");
+		nr_setaffinity[abi] = syscall_index_of(abi, "sched_setaffinity");
 	}
-	nr_rt_sigreturn = index_of("rt_sigreturn", ABI_X86_64);
-	nr_munmap = index_of("munmap", ABI_X86_64);
+	nr_rt_sigreturn = syscall_index_of(ABI_X86_64, "rt_sigreturn");
+	nr_munmap = syscall_index_of(ABI_X86_64, "munmap");
 }
 
 static void count_result(struct image_record *r, int idx, int64_t ret)

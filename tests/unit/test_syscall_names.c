@@ -11,8 +11,9 @@ START_TEST(native_names_match_the_headers)
 	ck_assert_str_eq(syscall_index_name(syscall_index(ABI_X86_64, SYS_getppid), buf, sizeof(buf)), "getppid");
 	ck_assert_str_eq(syscall_index_name(syscall_index(ABI_X86_64, SYS_newfstatat), buf, sizeof(buf)), "newfstatat");
 	ck_assert_str_eq(syscall_index_name(syscall_index(ABI_X86_64, SYS_clone3), buf, sizeof(buf)), "clone3");
-	ck_assert_int_eq(syscall_number_x86_64("execve"), SYS_execve);
-	ck_assert_int_eq(syscall_number_x86_64("no_such_call"), -1);
+	ck_assert_int_eq(syscall_index_of(ABI_X86_64, "execve"), syscall_index(ABI_X86_64, SYS_execve));
+	ck_assert_int_eq(syscall_index_of(ABI_I386, "execve"), syscall_index(ABI_I386, 11));
+	ck_assert_int_eq(syscall_index_of(ABI_X86_64, "no_such_call"), -1);
 }
 END_TEST
 
