@@ -108,11 +108,60 @@ static void keep_child_traced(struct thread *t, enum syscall_abi abi, bool via_s
 	}
 }
 
+/* The ABI and counter index of a seccomp stop's call. */
+static int call_index(const struct __ptrace_syscall_info *info, enum syscall_abi *abi)
+{
+	long nr = (long)info->seccomp.nr;
+	int idx;
+
+	*abi = ABI_X86_64;
+	if (info->arch == AUDIT_ARCH_I386) {
+		*abi = ABI_I386;
+	} else if (nr & __X32_SYSCALL_BIT) {
+		*abi = ABI_X32;
+		nr &= ~(long)__X32_SYSCALL_BIT;
+	}
+	idx = syscall_index(*abi, nr);
+	return idx >= 0 ? idx : syscall_index(*abi, SYSCALL_NR_OUT_OF_RANGE);
+}
+
+/* The clone flags of a call that may create a thread or process, for its event. */
+static void note_clone_flags(struct thread *t, enum syscall_abi abi, int idx, const uint64_t *args)
+{
+	if (idx == nr_clone[abi] || idx == nr_clone3[abi]) {
+		bool via_struct = idx == nr_clone3[abi];
+
+		t->clone_flags = via_struct ? read_clone3_flags(t->tid, args[0]) : args[0];
+		if (t->clone_flags & CLONE_UNTRACED)
+			keep_child_traced(t, abi, via_struct, args[0]);
+	} else if (idx == nr_fork[abi]) {
+		t->clone_flags = SIGCHLD;
+	} else if (idx == nr_vfork[abi]) {
+		t->clone_flags = CLONE_VM | CLONE_VFORK | SIGCHLD;
+	}
+}
+
+/* How to resume an affinity call: a thread kept on the tracer's CPU must not see it
+ * in sched_getaffinity's result, which is rewritten at its exit stop. */
+static int affinity_resume(struct thread *t, enum syscall_abi abi, int idx, const uint64_t *args)
+{
+	pid_t pid = (pid_t)args[0];
+	struct thread *target = pid == 0 ? t : thread_find(pid);
+
+	if (idx == nr_setaffinity[abi]) {
+		placement_note_own_affinity(target);
+	} else if (idx == nr_getaffinity[abi] && placement_hides_mask(target)) {
+		t->affinity_buf = args[2];
+		return PTRACE_SYSCALL;
+	}
+	return PTRACE_CONT;
+}
+
 static void on_seccomp(struct thread *t)
 {
 	struct __ptrace_syscall_info info;
-	enum syscall_abi abi = ABI_X86_64;
-	long nr;
+	enum syscall_abi abi;
+	uint64_t site;
 	int idx;
 
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) <= 0
@@ -120,59 +169,49 @@ static void on_seccomp(struct thread *t)
 		resume(t->tid, PTRACE_CONT, 0);
 		return;
 	}
-	nr = (long)info.seccomp.nr;
-	if (info.arch == AUDIT_ARCH_I386) {
-		abi = ABI_I386;
-	} else if (nr & __X32_SYSCALL_BIT) {
-		abi = ABI_X32;
-		nr &= ~(long)__X32_SYSCALL_BIT;
-	}
-	idx = syscall_index(abi, nr);
-	if (idx < 0)
-		idx = syscall_index(abi, SYSCALL_NR_OUT_OF_RANGE);
-	if (restart_is_repeat(t, info.instruction_pointer - 2, (long)info.seccomp.nr, idx == nr_restart_syscall[abi])) {
+	idx = call_index(&info, &abi);
+	site = info.instruction_pointer - 2;
+	if (restart_is_repeat(t, site, (long)info.seccomp.nr, idx == nr_restart_syscall[abi])) {
 		t->img->rec.restarted++;
 		resume(t->tid, PTRACE_CONT, 0);
 		return;
 	}
-	if (idx == nr_rt_sigreturn)
-		restart_note_sigreturn(t, info.stack_pointer);
-
 	if (idx == nr_execve[abi] || idx == nr_execveat[abi]) {
 		/* counted at its exit stop, in the image it creates if it succeeds */
 		t->exec_index = idx;
-		t->exec_site = (struct site_record){ .addr = info.instruction_pointer - 2, .syscall = idx };
+		t->exec_site = (struct site_record){ .addr = site, .syscall = idx };
 		image_name_sites(t->img, t->tid, &t->exec_site);
 		resume(t->tid, PTRACE_SYSCALL, 0);
 		return;
 	}
-	if (idx == nr_clone[abi] || idx == nr_clone3[abi]) {
-		bool via_struct = idx == nr_clone3[abi];
-
-		t->clone_flags = via_struct ? read_clone3_flags(t->tid, info.seccomp.args[0]) : info.seccomp.args[0];
-		if (t->clone_flags & CLONE_UNTRACED)
-			keep_child_traced(t, abi, via_struct, info.seccomp.args[0]);
-	} else if (idx == nr_fork[abi])
-		t->clone_flags = SIGCHLD;
-	else if (idx == nr_vfork[abi])
-		t->clone_flags = CLONE_VM | CLONE_VFORK | SIGCHLD;
+	if (idx == nr_rt_sigreturn)
+		restart_note_sigreturn(t, info.stack_pointer);
 	else if (idx == nr_munmap && t->img->unnamed_sites)
 		/* name sites while the code they lie in is still mapped */
 		image_name_sites(t->img, t->tid, NULL);
-	count_call(t->img, idx, info.instruction_pointer - 2);
-	if (idx == nr_setaffinity[abi] || idx == nr_getaffinity[abi]) {
-		pid_t pid = (pid_t)info.seccomp.args[0];
-		struct thread *target = pid == 0 ? t : thread_find(pid);
+	note_clone_flags(t, abi, idx, info.seccomp.args);
+	count_call(t->img, idx, site);
+	resume(t->tid, affinity_resume(t, abi, idx, info.seccomp.args), 0);
+}
 
-		if (idx == nr_setaffinity[abi]) {
-			placement_note_own_affinity(target);
-		} else if (placement_hides_mask(target)) {
-			t->affinity_buf = info.seccomp.args[2];
-			resume(t->tid, PTRACE_SYSCALL, 0);
-			return;
-		}
+/* The execve whose exit this is: counted in the image it created (or, failed, in its
+ * caller), at the site named before the old program went away. */
+static void count_exec(struct thread *t, const struct __ptrace_syscall_info *info)
+{
+	struct image *img = t->img;
+	struct site_record *s = count_call(img, t->exec_index, t->exec_site.addr);
+
+	if (!s->named) {
+		s->object = t->exec_site.object;
+		s->offset = t->exec_site.offset;
+		s->symbol = t->exec_site.symbol;
+		s->symbol_offset = t->exec_site.symbol_offset;
+		s->named = true;
+		img->unnamed_sites--;
 	}
-	resume(t->tid, PTRACE_CONT, 0);
+	count_result(&img->rec, t->exec_index, info->exit.rval);
+	if (img->hidden && info->exit.is_error)
+		result->root_exec_errno = (int)-info->exit.rval;
 }
 
 /* The exit of the calls resumed with PTRACE_SYSCALL: execve, and sched_getaffinity
@@ -180,30 +219,16 @@ static void on_seccomp(struct thread *t)
 static void on_syscall_exit(struct thread *t)
 {
 	struct __ptrace_syscall_info info;
-	struct site_record *s;
-	struct image *img = t->img;
 
-	if (t->affinity_buf && ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) > 0
-	    && info.op == PTRACE_SYSCALL_INFO_EXIT && !info.exit.is_error)
-		placement_rewrite_mask(t, t->affinity_buf, (long)info.exit.rval);
-	t->affinity_buf = 0;
-	if (t->exec_index >= 0
-	    && ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) > 0
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) > 0
 	    && info.op == PTRACE_SYSCALL_INFO_EXIT) {
-		s = count_call(img, t->exec_index, t->exec_site.addr);
-		if (!s->named) {
-			s->object = t->exec_site.object;
-			s->offset = t->exec_site.offset;
-			s->symbol = t->exec_site.symbol;
-			s->symbol_offset = t->exec_site.symbol_offset;
-			s->named = true;
-			img->unnamed_sites--;
-		}
-		count_result(&img->rec, t->exec_index, info.exit.rval);
-		if (img->hidden && info.exit.is_error)
-			result->root_exec_errno = (int)-info.exit.rval;
+		if (t->exec_index >= 0)
+			count_exec(t, &info);
+		else if (t->affinity_buf && !info.exit.is_error)
+			placement_rewrite_mask(t, t->affinity_buf, (long)info.exit.rval);
 	}
 	t->exec_index = -1;
+	t->affinity_buf = 0;
 	resume(t->tid, PTRACE_CONT, 0);
 }
 
