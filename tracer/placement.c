@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/time.h>
 #include <sys/uio.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include "procfs.h"
@@ -85,26 +84,6 @@ void placement_inherit(struct thread *child, const struct thread *creator)
 	child->last_stop_ns = creator->last_stop_ns;
 }
 
-/* Whether the thread is on a CPU or waiting for one (not asleep in a syscall). */
-static bool is_running(pid_t tid)
-{
-	char path[64], buf[512];
-	const char *state;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	state = strrchr(buf, ')');
-	return state && state[1] == ' ' && state[2] == 'R';
-}
-
 /* One periodic look at the pinned threads: which stopped lately (active: they need
  * the tracer's CPU) and which are computing (running, no stop for a while). */
 struct survey {
@@ -122,7 +101,7 @@ static void survey_thread(struct thread *t, void *arg)
 	if (s->now - t->last_stop_ns < COMPUTING_NS) {
 		s->active++;
 	} else if (s->now >= t->next_check_ns && s->ncomputing < sizeof(s->computing) / sizeof(s->computing[0])) {
-		if (is_running(t->tid))
+		if (procfs_is_running(t->tid))
 			s->computing[s->ncomputing++] = t;
 		else
 			t->next_check_ns = s->now + ASLEEP_RECHECK_NS;

@@ -1,10 +1,10 @@
 #include "restarts.h"
 
-#include <stdio.h>
-#include <string.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/user.h>
+
+#include "procfs.h"
 
 /* The kernel's internal restart codes (include/linux/errno.h). */
 enum { ERESTARTSYS = 512, ERESTARTNOINTR = 513, ERESTARTNOHAND = 514, ERESTART_RESTARTBLOCK = 516 };
@@ -22,21 +22,12 @@ static bool is_restart_code(long ret)
 	       || ret == -ERESTART_RESTARTBLOCK;
 }
 
-/* Whether the thread has a handler for sig (SigCgt of /proc/<tid>/status). */
+/* Whether the thread has a handler for sig. */
 static bool signal_is_caught(pid_t tid, int sig)
 {
-	char path[64], line[256];
-	unsigned long long mask = 0;
-	FILE *f;
+	uint64_t caught;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	if (!(f = fopen(path, "re")))
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "SigCgt: %llx", &mask) == 1)
-			break;
-	fclose(f);
-	return sig >= 1 && sig <= 64 && (mask >> (sig - 1)) & 1;
+	return procfs_status_hex(tid, "SigCgt", &caught) && sig >= 1 && sig <= 64 && (caught >> (sig - 1)) & 1;
 }
 
 void restart_note_signal(struct thread *t, int sig)
