@@ -3,9 +3,10 @@
 # Called by the Makefile and by .ci/run; does nothing when all are present.
 set -e
 pc_modules="libelf capstone libunwind-ptrace check"
-tools="pkg-config strace"
+tools="pkg-config strace python3"
 missing=0
 for t in $tools; do command -v "$t" >/dev/null 2>&1 || missing=1; done
+[ -x /usr/bin/time ] || missing=1 # the memory test measures with it
 if [ "$missing" = 0 ] && pkg-config --exists $pc_modules 2>/dev/null; then
 	exit 0
 fi
@@ -17,5 +18,5 @@ echo "install-deps: installing build dependencies with apt-get" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
-	pkg-config libelf-dev libcapstone-dev libunwind-dev check strace linux-libc-dev >/dev/null
+	pkg-config libelf-dev libcapstone-dev libunwind-dev check strace linux-libc-dev time python3 >/dev/null
 pkg-config --exists $pc_modules
