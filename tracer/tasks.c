@@ -195,8 +195,11 @@ void tasks_flush_all(void)
 	while (unwritten) {
 		/* images of processes that outlived systrace's tracing */
 		unwritten->refs = 0;
-		if (!unwritten->ended)
+		if (!unwritten->ended) {
+			image_name_sites(unwritten, unwritten->rec.pid, NULL);
+			image_take_times(unwritten, unwritten->rec.pid);
 			image_end(unwritten, IMAGE_RUNNING, 0);
+		}
 		else
 			image_write(unwritten);
 	}
