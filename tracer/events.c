@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "children.h"
 #include "placement.h"
 #include "procfs.h"
 #include "restarts.h"
@@ -234,41 +235,10 @@ static void on_syscall_exit(struct thread *t)
 
 static void on_clone_event(struct thread *t, int event)
 {
-	unsigned long msg;
-	pid_t child_tid;
-	struct image *parent = t->img, *img;
-	struct thread *child;
 	uint64_t flags = t->clone_flags;
 
 	t->clone_flags = 0;
-	if (ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg) < 0) {
-		resume(t->tid, PTRACE_CONT, 0);
-		return;
-	}
-	child_tid = (pid_t)msg;
-	if (event == PTRACE_EVENT_CLONE && (flags & CLONE_THREAD)) {
-		img = parent;
-		parent->rec.threads++;
-	} else {
-		pid_t ppid = flags & CLONE_PARENT ? parent->rec.ppid : parent->rec.pid;
-
-		img = image_new(child_tid, 0, ppid, parent->rec.exe ? strdup(parent->rec.exe) : NULL);
-		if (event == PTRACE_EVENT_VFORK)
-			parent->rec.vforks++;
-		else
-			parent->rec.forks++;
-		perf_counters_open(&img->perf, child_tid);
-	}
-	child = thread_find(child_tid);
-	if (child && child->state == THREAD_UNCLAIMED) {
-		/* it stopped first: its initial stop is waiting for us */
-		thread_attach(child, img);
-		placement_inherit(child, t);
-		child->state = THREAD_RUNNING;
-		resume(child_tid, PTRACE_CONT, 0);
-	} else if (!child) {
-		placement_inherit(thread_add(child_tid, img, THREAD_AWAIT_INITIAL_STOP), t);
-	}
+	children_on_creator_event(t, event, flags);
 	resume(t->tid, PTRACE_CONT, 0);
 }
 
@@ -346,8 +316,6 @@ static void on_stop_event(struct thread *t, int sig)
 	if (t->state == THREAD_AWAIT_INITIAL_STOP) {
 		t->state = THREAD_RUNNING;
 		resume(t->tid, PTRACE_CONT, 0);
-	} else if (t->state == THREAD_UNCLAIMED) {
-		/* wait for the creator's event to tell whose thread this is */
 	} else if (is_stop_signal(sig)) {
 		/* group-stop: stay stopped until SIGCONT, as without a tracer */
 		resume(t->tid, PTRACE_LISTEN, 0);
@@ -360,22 +328,26 @@ static void on_death(struct thread *t, int status)
 {
 	struct image *img = t->img;
 
-	if (!img) {
-		thread_remove(t);
-		return;
-	}
-	if (!t->exit_event_seen && --img->live_threads == 0 && !img->rec.times_known)
-		img->rec.end_ns = monotonic_ns();
-	if (t->tid == img->rec.pid) {
-		/* the leader is reported last: the process is gone */
-		if (t->tid == root_pid && !img->hidden) {
-			result->root_status = status;
-			result->root_status_known = true;
+	if (img) {
+		if (!t->exit_event_seen && --img->live_threads == 0 && !img->rec.times_known)
+			img->rec.end_ns = monotonic_ns();
+		if (t->tid == img->rec.pid) {
+			/* the leader is reported last: the process is gone (the first death of
+			 * the root pid is the command's: the pid cannot be reused before it) */
+			if (t->tid == root_pid && !img->hidden && !result->root_status_known) {
+				result->root_status = status;
+				result->root_status_known = true;
+			}
+			image_end_by_status(img, status);
 		}
-		image_end(img, WIFSIGNALED(status) ? IMAGE_SIGNALED : IMAGE_EXITED,
-			  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 	}
-	thread_remove(t);
+	if (t->creator_event_pending) {
+		/* kept, without its image, until its creator's event comes */
+		thread_detach(t);
+		t->gone = true;
+	} else {
+		thread_remove(t);
+	}
 }
 
 static void dispatch(pid_t tid, int status)
@@ -384,21 +356,30 @@ static void dispatch(pid_t tid, int status)
 	int event = (unsigned)status >> 16, sig;
 
 	result->ptrace_stops++;
+	if (t && t->gone) {
+		/* its tid was reused before its creator's event came */
+		thread_remove(t);
+		t = NULL;
+	}
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		if (t)
 			on_death(t, status);
+		else
+			children_on_unknown_death(tid, status);
 		return;
 	}
 	if (!WIFSTOPPED(status))
 		return;
 	if (!t)
-		t = thread_add(tid, NULL, THREAD_UNCLAIMED);
+		t = children_on_unknown_stop(tid);
 	placement_note_stop(t, monotonic_ns());
-	if (t->img)
-		t->img->rec.ptrace_stops++;
-	else
-		t->unclaimed_stops++;
 	sig = WSTOPSIG(status);
+	if (!t->img) {
+		/* a thread that vanished before it could be placed: let it go its way */
+		resume(tid, PTRACE_CONT, event == 0 && sig != (SIGTRAP | 0x80) ? sig : 0);
+		return;
+	}
+	t->img->rec.ptrace_stops++;
 	switch (event) {
 	case PTRACE_EVENT_SECCOMP: on_seccomp(t); break;
 	case PTRACE_EVENT_FORK:
@@ -413,6 +394,22 @@ static void dispatch(pid_t tid, int status)
 		else /* a signal on its way: deliver it as it would be without us */
 			on_signal(t, sig);
 	}
+}
+
+static void kill_leader(struct thread *t, void *sig)
+{
+	if (t->img && t->tid == t->img->rec.pid)
+		kill(t->tid, *(int *)sig);
+}
+
+/* A termination request to systrace goes to the command, or once it has exited, to
+ * every process it left behind. */
+static void forward_termination(int sig)
+{
+	if (!result->root_status_known)
+		kill(root_pid, sig);
+	else
+		tasks_for_each_thread(kill_leader, &sig);
 }
 
 /* Handles what has already arrived, then lets systrace itself stop (Ctrl-Z): the
@@ -458,6 +455,8 @@ void events_run(pid_t root, struct run_result *res)
 			stop_when_tracees_have();
 		if (placement_due)
 			placement_check();
+		for (int sig; (sig = signals_take_forward());)
+			forward_termination(sig);
 		tid = waitpid(-1, &status, __WALL);
 		if (tid > 0)
 			dispatch(tid, status);

@@ -76,7 +76,6 @@ int main(int argc, char **argv)
 		free(path);
 		return EXIT_SYSTRACE_FAILED;
 	}
-	signals_forward_to(root);
 	events_run(root, &run);
 	if (signals_give_up)
 		fprintf(stderr, "systrace: interrupted three times: stopping; processes still running "

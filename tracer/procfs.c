@@ -61,7 +61,7 @@ bool procfs_is_running(pid_t tid)
 	return fields && fields[0] == 'R';
 }
 
-bool procfs_status_hex(pid_t tid, const char *key, uint64_t *value)
+bool procfs_status_u64(pid_t tid, const char *key, int base, uint64_t *value)
 {
 	char path[64], line[256];
 	size_t len = strlen(key);
@@ -73,7 +73,7 @@ bool procfs_status_hex(pid_t tid, const char *key, uint64_t *value)
 		return false;
 	while (!found && fgets(line, sizeof(line), f))
 		found = strncmp(line, key, len) == 0 && line[len] == ':'
-			&& sscanf(line + len + 1, "%" SCNx64, value) == 1;
+			&& sscanf(line + len + 1, base == 16 ? "%" SCNx64 : "%" SCNu64, value) == 1;
 	fclose(f);
 	return found;
 }

@@ -10,8 +10,8 @@
 uint64_t monotonic_ns(void);
 /* Whether a thread is on a CPU or waiting for one (not asleep in a syscall). */
 bool procfs_is_running(pid_t tid);
-/* A hexadecimal field of /proc/<tid>/status ("SigCgt", ...). */
-bool procfs_status_hex(pid_t tid, const char *key, uint64_t *value);
+/* A numeric field of /proc/<tid>/status ("Tgid" in base 10, "SigCgt" in 16, ...). */
+bool procfs_status_u64(pid_t tid, const char *key, int base, uint64_t *value);
 /* User and system time of the whole thread group so far. */
 bool procfs_times(pid_t pid, uint64_t *user_ns, uint64_t *sys_ns);
 /* systrace's own peak resident memory. (getrusage's ru_maxrss would not do: Linux

@@ -27,7 +27,7 @@ static bool signal_is_caught(pid_t tid, int sig)
 {
 	uint64_t caught;
 
-	return procfs_status_hex(tid, "SigCgt", &caught) && sig >= 1 && sig <= 64 && (caught >> (sig - 1)) & 1;
+	return procfs_status_u64(tid, "SigCgt", 16, &caught) && sig >= 1 && sig <= 64 && (caught >> (sig - 1)) & 1;
 }
 
 void restart_note_signal(struct thread *t, int sig)

@@ -11,8 +11,7 @@ static const int termination_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 static const int stop_signals[] = { SIGTSTP, SIGTTIN, SIGTTOU };
 static struct sigaction inherited[NSIG];
 static sigset_t inherited_mask;
-static volatile pid_t forward_pid;
-static volatile sig_atomic_t terminations;
+static volatile sig_atomic_t terminations, to_forward[NSIG];
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -21,9 +20,10 @@ static void on_termination(int sig, siginfo_t *info, void *context)
 	(void)context;
 	signals_last_termination = sig;
 	/* A terminal's ^C reaches the whole foreground group, the command included
-	 * (si_code SI_KERNEL); a kill(1) reaches systrace alone and is passed on. */
-	if (info->si_code != SI_KERNEL && forward_pid > 0)
-		kill(forward_pid, sig);
+	 * (si_code SI_KERNEL); a kill(1) reaches systrace alone and is passed on by
+	 * the event loop, which knows who is still alive. */
+	if (info->si_code != SI_KERNEL)
+		to_forward[sig] = 1;
 	if (++terminations >= 3)
 		signals_give_up = 1;
 }
@@ -64,9 +64,17 @@ void signals_restore_inherited(void)
 	sigprocmask(SIG_SETMASK, &inherited_mask, NULL);
 }
 
-void signals_forward_to(pid_t pid)
+int signals_take_forward(void)
 {
-	forward_pid = pid;
+	for (size_t i = 0; i < COUNT(termination_signals); i++) {
+		int sig = termination_signals[i];
+
+		if (to_forward[sig]) {
+			to_forward[sig] = 0;
+			return sig;
+		}
+	}
+	return 0;
 }
 
 void signals_stop_self(void)

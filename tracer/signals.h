@@ -12,8 +12,8 @@
 void signals_setup(void);
 /* In the command's child, before execve: the inherited dispositions and mask. */
 void signals_restore_inherited(void);
-/* The process termination requests are forwarded to. */
-void signals_forward_to(pid_t pid);
+/* A termination request sent to systrace and not passed on yet, or 0. */
+int signals_take_forward(void);
 
 /* Set by the handlers, read by the event loop. */
 extern volatile sig_atomic_t signals_stop_requested;  /* SIGTSTP, SIGTTIN or SIGTTOU */

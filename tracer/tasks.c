@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "objects.h"
 #include "procfs.h"
@@ -71,8 +72,6 @@ void thread_attach(struct thread *t, struct image *img)
 	t->img = img;
 	img->refs++;
 	img->live_threads++;
-	img->rec.ptrace_stops += t->unclaimed_stops;
-	t->unclaimed_stops = 0;
 }
 
 static void image_write(struct image *img)
@@ -109,14 +108,20 @@ void tasks_for_each_thread(void (*fn)(struct thread *, void *), void *arg)
 			fn(t, arg);
 }
 
-void thread_remove(struct thread *t)
+void thread_detach(struct thread *t)
 {
 	struct image *img = t->img;
 
-	unlink_thread(t);
-	free(t);
+	t->img = NULL;
 	if (img && --img->refs == 0 && img->ended)
 		image_write(img);
+}
+
+void thread_remove(struct thread *t)
+{
+	thread_detach(t);
+	unlink_thread(t);
+	free(t);
 }
 
 struct image *image_new(pid_t pid, unsigned image_no, pid_t ppid, char *exe)
@@ -165,6 +170,14 @@ void image_end(struct image *img, enum image_end end, int code)
 		img->rec.end_ns = monotonic_ns();
 	if (img->refs == 0)
 		image_write(img);
+}
+
+void image_end_by_status(struct image *img, int wait_status)
+{
+	if (WIFSIGNALED(wait_status))
+		image_end(img, IMAGE_SIGNALED, WTERMSIG(wait_status));
+	else
+		image_end(img, IMAGE_EXITED, WEXITSTATUS(wait_status));
 }
 
 void image_name_sites(struct image *img, pid_t tid, struct site_record *extra)

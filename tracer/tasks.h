@@ -28,8 +28,7 @@ struct image {
 
 enum thread_state {
 	THREAD_RUNNING,
-	THREAD_AWAIT_INITIAL_STOP, /* known from its creator's event, not stopped yet */
-	THREAD_UNCLAIMED,          /* stopped before its creator's event told us whose it is */
+	THREAD_AWAIT_INITIAL_STOP, /* new: its first stop is the attach stop */
 };
 
 struct thread {
@@ -40,7 +39,8 @@ struct thread {
 	int exec_index;                /* the execve it is in, counted at its exit; -1 */
 	struct site_record exec_site;  /* named in the image that called it */
 	uint64_t clone_flags;          /* of the clone-family call it is in */
-	uint64_t unclaimed_stops;      /* stops while unclaimed, added to its image later */
+	bool creator_event_pending;    /* placed at its first stop, before its creator's event */
+	bool gone;                     /* dead, kept only to absorb that event */
 	/* A syscall a signal interrupted: when the kernel restarts it, the second entry
 	 * is the same call and is not counted again. */
 	enum { RESTART_NONE, RESTART_NEXT, RESTART_IF_FRAME_SAYS } restart;
@@ -60,12 +60,16 @@ struct thread *thread_add(pid_t tid, struct image *img, enum thread_state state)
 void thread_rekey(struct thread *t, pid_t tid);
 void thread_attach(struct thread *t, struct image *img);
 void tasks_for_each_thread(void (*fn)(struct thread *, void *), void *arg);
-/* Forgets a thread; its image is written out if that was the last reference. */
+/* Lets go of a thread's image, which is written out if that was the last reference. */
+void thread_detach(struct thread *t);
+/* Forgets a thread (detaching it first). */
 void thread_remove(struct thread *t);
 
 struct image *image_new(pid_t pid, unsigned image_no, pid_t ppid, char *exe);
 /* Ends an image (end and code as in image_record); it is written once unreferenced. */
 void image_end(struct image *img, enum image_end end, int code);
+/* Ends it as a wait status says: exit:N or signal:N. */
+void image_end_by_status(struct image *img, int wait_status);
 /* Names the image's sites not named yet, and extra if not NULL, from the mappings
  * as seen by tid, a live thread of the image (a zombie leader has none). */
 void image_name_sites(struct image *img, pid_t tid, struct site_record *extra);

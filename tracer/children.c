@@ -1,0 +1,106 @@
+#include "children.h"
+
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+
+#include "placement.h"
+#include "procfs.h"
+
+/* Children that died before their first stop, for their creator's event (a ring:
+ * the event follows within a few stops, so a handful is plenty). */
+static struct { pid_t tid; int status; } early_deaths[64];
+static unsigned next_early_death;
+
+void children_on_unknown_death(pid_t tid, int status)
+{
+	early_deaths[next_early_death] = (typeof(early_deaths[0])){ tid, status };
+	next_early_death = (next_early_death + 1) % (sizeof(early_deaths) / sizeof(early_deaths[0]));
+}
+
+static bool take_early_death(pid_t tid, int *status)
+{
+	for (size_t i = 0; i < sizeof(early_deaths) / sizeof(early_deaths[0]); i++) {
+		if (early_deaths[i].tid == tid) {
+			*status = early_deaths[i].status;
+			early_deaths[i].tid = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A process image for a new child; its executable is its creator's. */
+static struct image *new_process(pid_t pid, pid_t ppid, const struct image *creator)
+{
+	char *exe = creator && creator->rec.exe ? strdup(creator->rec.exe) : procfs_exe(pid);
+	struct image *img = image_new(pid, 0, ppid, exe);
+
+	perf_counters_open(&img->perf, pid);
+	return img;
+}
+
+void children_on_creator_event(struct thread *creator, int event, uint64_t flags)
+{
+	struct image *parent = creator->img;
+	bool is_thread = event == PTRACE_EVENT_CLONE && (flags & CLONE_THREAD);
+	unsigned long msg;
+	pid_t tid;
+	struct thread *child;
+	int status;
+
+	if (ptrace(PTRACE_GETEVENTMSG, creator->tid, 0, &msg) < 0)
+		return;
+	tid = (pid_t)msg;
+	if (is_thread)
+		parent->rec.threads++;
+	else if (event == PTRACE_EVENT_VFORK)
+		parent->rec.vforks++;
+	else
+		parent->rec.forks++;
+
+	child = thread_find(tid);
+	if (child && child->creator_event_pending) {
+		/* it stopped first and was placed then */
+		child->creator_event_pending = false;
+		if (child->gone)
+			thread_remove(child);
+	} else if (!child) {
+		pid_t ppid = flags & CLONE_PARENT ? parent->rec.ppid : parent->rec.pid;
+		struct image *img = is_thread ? parent : new_process(tid, ppid, parent);
+
+		if (take_early_death(tid, &status)) {
+			if (!is_thread)
+				image_end_by_status(img, status);
+		} else {
+			placement_inherit(thread_add(tid, img, THREAD_AWAIT_INITIAL_STOP), creator);
+		}
+	}
+}
+
+struct thread *children_on_unknown_stop(pid_t tid)
+{
+	struct thread *t = thread_add(tid, NULL, THREAD_AWAIT_INITIAL_STOP), *creator;
+	uint64_t tgid, ppid;
+	struct image *img = NULL;
+
+	t->creator_event_pending = true;
+	/* unreadable: it is being killed, and nothing of it will be counted */
+	if (!procfs_status_u64(tid, "Tgid", 10, &tgid) || !procfs_status_u64(tid, "PPid", 10, &ppid))
+		return t;
+	if ((pid_t)tgid != tid) {
+		creator = thread_find((pid_t)tgid);
+		img = creator ? creator->img : NULL;
+	} else {
+		creator = thread_find((pid_t)ppid);
+		img = new_process(tid, (pid_t)ppid, creator ? creator->img : NULL);
+	}
+	if (img)
+		thread_attach(t, img);
+	if (creator)
+		placement_inherit(t, creator);
+	return t;
+}

@@ -1,0 +1,21 @@
+/* New threads and processes. The creator's fork/vfork/clone event and the child's
+ * first stop arrive in either order, and either may never come (the creator killed
+ * between making the child and reporting it; the child killed before its first
+ * stop). Whichever comes first places the child; the creator's event also counts it. */
+#ifndef SYSTRACE_CHILDREN_H
+#define SYSTRACE_CHILDREN_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tasks.h"
+
+/* The creator's event; flags are the clone flags of the call it is in. */
+void children_on_creator_event(struct thread *creator, int event, uint64_t flags);
+/* The first stop of a tid the tracer does not know: placed at once from
+ * /proc/<tid>/status, never held waiting for its creator's event. */
+struct thread *children_on_unknown_stop(pid_t tid);
+/* The death of a tid never seen stopped: kept for its creator's event. */
+void children_on_unknown_death(pid_t tid, int status);
+
+#endif
