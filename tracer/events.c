@@ -163,6 +163,7 @@ static void on_seccomp(struct thread *t)
 	struct __ptrace_syscall_info info;
 	enum syscall_abi abi;
 	uint64_t site;
+	bool repeat;
 	int idx;
 
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) <= 0
@@ -172,17 +173,19 @@ static void on_seccomp(struct thread *t)
 	}
 	idx = call_index(&info, &abi);
 	site = info.instruction_pointer - 2;
-	if (restart_is_repeat(t, site, (long)info.seccomp.nr, idx == nr_restart_syscall[abi])) {
-		t->img->rec.restarted++;
-		resume(t->tid, PTRACE_CONT, 0);
-		return;
-	}
+	repeat = restart_is_repeat(t, site, (long)info.seccomp.nr, idx == nr_restart_syscall[abi]);
+	t->img->rec.restarted += repeat;
 	if (idx == nr_execve[abi] || idx == nr_execveat[abi]) {
-		/* counted at its exit stop, in the image it creates if it succeeds */
+		/* counted when its result is known: at the exec event in the image it
+		 * creates, or at its exit stop, failed, in its caller */
 		t->exec_index = idx;
 		t->exec_site = (struct site_record){ .addr = site, .syscall = idx };
 		image_name_sites(t->img, t->tid, &t->exec_site);
 		resume(t->tid, PTRACE_SYSCALL, 0);
+		return;
+	}
+	if (repeat) {
+		resume(t->tid, PTRACE_CONT, 0);
 		return;
 	}
 	if (idx == nr_rt_sigreturn)
@@ -195,9 +198,10 @@ static void on_seccomp(struct thread *t)
 	resume(t->tid, affinity_resume(t, abi, idx, info.seccomp.args), 0);
 }
 
-/* The execve whose exit this is: counted in the image it created (or, failed, in its
- * caller), at the site named before the old program went away. */
-static void count_exec(struct thread *t, const struct __ptrace_syscall_info *info)
+/* The execve the thread is in, now that its result is known: counted in the image
+ * it created (or, failed, in its caller), at the site named before the old program
+ * went away. */
+static void count_exec(struct thread *t, int64_t ret)
 {
 	struct image *img = t->img;
 	struct site_record *s = count_call(img, t->exec_index, t->exec_site.addr);
@@ -210,9 +214,10 @@ static void count_exec(struct thread *t, const struct __ptrace_syscall_info *inf
 		s->named = true;
 		img->unnamed_sites--;
 	}
-	count_result(&img->rec, t->exec_index, info->exit.rval);
-	if (img->hidden && info->exit.is_error)
-		result->root_exec_errno = (int)-info->exit.rval;
+	count_result(&img->rec, t->exec_index, ret);
+	if (img->hidden && ret < 0)
+		result->root_exec_errno = (int)-ret;
+	t->exec_index = -1;
 }
 
 /* The exit of the calls resumed with PTRACE_SYSCALL: execve, and sched_getaffinity
@@ -223,8 +228,10 @@ static void on_syscall_exit(struct thread *t)
 
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) > 0
 	    && info.op == PTRACE_SYSCALL_INFO_EXIT) {
-		if (t->exec_index >= 0)
-			count_exec(t, &info);
+		/* a failed execve (a successful one was counted at its exec event);
+		 * -ERESTART* is no result: the call will be entered again */
+		if (t->exec_index >= 0 && !(info.exit.rval <= -512 && info.exit.rval >= -516))
+			count_exec(t, info.exit.rval);
 		else if (t->affinity_buf && !info.exit.is_error)
 			placement_rewrite_mask(t, t->affinity_buf, (long)info.exit.rval);
 	}
@@ -277,11 +284,14 @@ static void on_exec_event(struct thread *t)
 		perf_counters_open(&img->perf, tgid);
 		result->root_started = true;
 	}
-	/* the execing thread moves to the new image; the old one ends */
+	/* the execing thread moves to the new image, whose first call is this execve;
+	 * the old one ends */
 	old->live_threads--;
 	old->refs--;
 	t->img = NULL;
 	thread_attach(t, img);
+	if (t->exec_index >= 0)
+		count_exec(t, 0);
 	image_end(old, IMAGE_EXECED, 0);
 	resume(t->tid, PTRACE_SYSCALL, 0); /* its execve's exit stop counts the call */
 }

@@ -34,7 +34,9 @@ void restart_note_signal(struct thread *t, int sig)
 {
 	struct user_regs_struct regs;
 
-	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0 || !is_restart_code((long)regs.rax))
+	/* orig_rax is -1 outside a syscall, where rax holds the program's own data */
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0 || (long)regs.orig_rax < 0
+	    || !is_restart_code((long)regs.rax))
 		return;
 	t->restart_site = regs.rip - 2;
 	t->restart_nr = (long)regs.orig_rax;
@@ -52,10 +54,17 @@ void restart_note_sigreturn(struct thread *t, uint64_t stack_pointer)
 
 	if (t->restart != RESTART_IF_FRAME_SAYS)
 		return;
-	t->restart = RESTART_NONE;
-	if (process_vm_readv(t->tid, local, 2, remote, 2, 0) == 16
-	    && saved[1] == t->restart_site && (long)saved[0] == t->restart_nr)
+	if (process_vm_readv(t->tid, local, 2, remote, 2, 0) != 16) {
+		t->restart = RESTART_NONE;
+		return;
+	}
+	/* Back to the call: it is entered again. Back past it: it returned (EINTR).
+	 * Anywhere else: this handler interrupted another one (two signals), whose
+	 * own rt_sigreturn will tell. */
+	if (saved[1] == t->restart_site && (long)saved[0] == t->restart_nr)
 		t->restart = RESTART_NEXT;
+	else if (saved[1] == t->restart_site + 2)
+		t->restart = RESTART_NONE;
 }
 
 bool restart_is_repeat(struct thread *t, uint64_t site, long raw_nr, bool is_restart_syscall)

@@ -8,10 +8,13 @@
  *  C. readv interrupted by SIGALRM with a handler without SA_RESTART: returns EINTR,
  *     not restarted;
  *  D. nanosleep stopped by SIGSTOP and continued by SIGCONT: resumed through
- *     restart_syscall.
+ *     restart_syscall;
+ *  E. readv interrupted by SIGUSR1 and SIGUSR2 sent back to back, both with
+ *     SA_RESTART handlers (one getppid each): one handler may run inside the other,
+ *     and the call is still entered again only as a restart.
  * SIGCHLD is not blocked: every wait4 may be interrupted too, and must still count
- * once. The parent makes exactly: readv 3, nanosleep 1, getppid 2 (handlers),
- * rt_sigreturn 2, wait4 5 (one per child), restart_syscall 0; the children use clock_nanosleep,
+ * once. The parent makes exactly: readv 4, nanosleep 1, getppid 4 (handlers),
+ * rt_sigreturn 4, wait4 6 (one per child), restart_syscall 0; the children use clock_nanosleep,
  * kill and write, never these. Exits 0 when every call returned as expected. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,9 +41,9 @@ static void pause_ms(long ms)
 	nanosleep(&ts, NULL); /* clock_nanosleep in glibc */
 }
 
-/* A child that waits, sends sig to the parent (0: none), waits again, then writes
- * a byte into the pipe if asked, and exits. */
-static pid_t child(long before_ms, int sig, long after_ms, int write_byte)
+/* A child that waits, sends sig (and sig2) to the parent (0: none), waits again,
+ * then writes a byte into the pipe if asked, and exits. */
+static pid_t child2(long before_ms, int sig, int sig2, long after_ms, int write_byte)
 {
 	pid_t pid = fork();
 
@@ -49,10 +52,17 @@ static pid_t child(long before_ms, int sig, long after_ms, int write_byte)
 	pause_ms(before_ms);
 	if (sig)
 		kill(parent, sig);
+	if (sig2)
+		kill(parent, sig2);
 	pause_ms(after_ms);
 	if (write_byte && write(pipe_fds[1], "x", 1) != 1)
 		_exit(1);
 	_exit(0);
+}
+
+static pid_t child(long before_ms, int sig, long after_ms, int write_byte)
+{
+	return child2(before_ms, sig, 0, after_ms, write_byte);
 }
 
 static long readv_one(void)
@@ -68,20 +78,20 @@ static void reap(pid_t pid)
 	syscall(SYS_wait4, pid, NULL, 0, NULL);
 }
 
-static void set_alarm_handler(int flags)
+static void set_handler(int sig, int flags)
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;
 	sa.sa_flags = flags;
-	sigaction(SIGALRM, &sa, NULL);
+	sigaction(sig, &sa, NULL);
 }
 
 int main(void)
 {
 	struct timespec long_sleep = { 0, 600 * 1000 * 1000 };
-	pid_t a, b, c, d, e;
+	pid_t a, b, c, d, e, f;
 	int ok = 1;
 
 	parent = getpid();
@@ -96,13 +106,13 @@ int main(void)
 	reap(b);
 
 	/* B: SA_RESTART handler */
-	set_alarm_handler(SA_RESTART);
+	set_handler(SIGALRM, SA_RESTART);
 	c = child(100, SIGALRM, 200, 1);
 	ok &= readv_one() == 1;
 	reap(c);
 
 	/* C: handler without SA_RESTART: EINTR */
-	set_alarm_handler(0);
+	set_handler(SIGALRM, 0);
 	d = child(100, SIGALRM, 0, 0);
 	ok &= readv_one() == -1 && errno == EINTR;
 	reap(d);
@@ -118,5 +128,12 @@ int main(void)
 	}
 	ok &= syscall(SYS_nanosleep, &long_sleep, NULL) == 0;
 	reap(e);
+
+	/* E: two signals with SA_RESTART handlers during one call */
+	set_handler(SIGUSR1, SA_RESTART);
+	set_handler(SIGUSR2, SA_RESTART);
+	f = child2(100, SIGUSR1, SIGUSR2, 200, 1);
+	ok &= readv_one() == 1;
+	reap(f);
 	return ok ? 0 : 1;
 }
