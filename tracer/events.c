@@ -143,15 +143,19 @@ static void note_clone_flags(struct thread *t, enum syscall_abi abi, int idx, co
 }
 
 /* How to resume an affinity call: a thread kept on the tracer's CPU must not see it
- * in sched_getaffinity's result, which is rewritten at its exit stop. */
+ * in sched_getaffinity's result, which is rewritten at its exit stop; a successful
+ * sched_setaffinity is the program's own choice, kept from then on. */
 static int affinity_resume(struct thread *t, enum syscall_abi abi, int idx, const uint64_t *args)
 {
 	pid_t pid = (pid_t)args[0];
-	struct thread *target = pid == 0 ? t : thread_find(pid);
 
 	if (idx == nr_setaffinity[abi]) {
-		placement_note_own_affinity(target);
-	} else if (idx == nr_getaffinity[abi] && placement_hides_mask(target)) {
+		t->affinity_call = AFFINITY_SET;
+		t->affinity_target = pid == 0 ? t->tid : pid;
+		return PTRACE_SYSCALL;
+	}
+	if (idx == nr_getaffinity[abi] && placement_hides_mask(pid == 0 ? t : thread_find(pid))) {
+		t->affinity_call = AFFINITY_GET;
 		t->affinity_buf = args[2];
 		return PTRACE_SYSCALL;
 	}
@@ -220,8 +224,7 @@ static void count_exec(struct thread *t, int64_t ret)
 	t->exec_index = -1;
 }
 
-/* The exit of the calls resumed with PTRACE_SYSCALL: execve, and sched_getaffinity
- * of a thread that systrace keeps on its CPU. */
+/* The exit of the calls resumed with PTRACE_SYSCALL: execve, and the affinity calls. */
 static void on_syscall_exit(struct thread *t)
 {
 	struct __ptrace_syscall_info info;
@@ -232,11 +235,13 @@ static void on_syscall_exit(struct thread *t)
 		 * -ERESTART* is no result: the call will be entered again */
 		if (t->exec_index >= 0 && !(info.exit.rval <= -512 && info.exit.rval >= -516))
 			count_exec(t, info.exit.rval);
-		else if (t->affinity_buf && !info.exit.is_error)
+		else if (t->affinity_call == AFFINITY_GET && !info.exit.is_error)
 			placement_rewrite_mask(t, t->affinity_buf, (long)info.exit.rval);
+		else if (t->affinity_call == AFFINITY_SET && !info.exit.is_error)
+			placement_note_own_affinity(thread_find(t->affinity_target));
 	}
 	t->exec_index = -1;
-	t->affinity_buf = 0;
+	t->affinity_call = AFFINITY_NONE;
 	resume(t->tid, PTRACE_CONT, 0);
 }
 

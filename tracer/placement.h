@@ -21,7 +21,8 @@ void placement_note_stop(struct thread *t, uint64_t now_ns);
 void placement_inherit(struct thread *child, const struct thread *creator);
 /* The placement must not show: at the entry of sched_getaffinity (target: the thread
  * it asks about, or NULL) returns true if the result must be rewritten at the exit
- * stop; a thread that sets affinity itself (sched_setaffinity) is left as it chose. */
+ * stop; a thread that has set its affinity itself (a successful sched_setaffinity)
+ * is left as it chose. */
 bool placement_hides_mask(const struct thread *target);
 void placement_note_own_affinity(struct thread *target);
 /* At the exit of such a sched_getaffinity: the mask the thread would see without

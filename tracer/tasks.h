@@ -49,7 +49,11 @@ struct thread {
 	/* placement.c: on the tracer's CPU or not, and how it has been stopping */
 	bool pinned, own_affinity;
 	unsigned quick_stops;
-	uint64_t affinity_buf;         /* a sched_getaffinity whose result is rewritten; 0 */
+	/* an affinity call resumed to its exit: a sched_getaffinity whose result is
+	 * rewritten (into affinity_buf), a sched_setaffinity applied if it succeeds */
+	enum { AFFINITY_NONE, AFFINITY_GET, AFFINITY_SET } affinity_call;
+	uint64_t affinity_buf;
+	pid_t affinity_target;
 	uint64_t last_stop_ns, next_check_ns;
 	struct thread *hash_next;
 };
