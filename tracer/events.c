@@ -283,8 +283,11 @@ static void on_exec_event(struct thread *t)
 	for (int i = 0; i < PERF_COUNTERS; i++)
 		old->perf.fd[i] = -1;
 	if (old->hidden) {
-		/* systrace's child became the command: image 1 of the root pid */
+		/* systrace's child became the command: image 1 of the root pid; what the
+		 * child did before (a failed execve before /bin/sh runs a script without
+		 * #!) was systrace's own doing */
 		img->rec.ptrace_stops += old->rec.ptrace_stops;
+		img->rec.instrument += image_syscalls(&old->rec);
 		img->rec.start_ns = old->rec.start_ns;
 		perf_counters_open(&img->perf, tgid);
 		result->root_started = true;

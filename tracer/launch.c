@@ -85,6 +85,19 @@ static void child(int sync_fd, const char *path, char **argv, uint64_t allowed_i
 		_exit(125);
 	}
 	execve(path, argv, environ);
+	if (errno == ENOEXEC) {
+		/* like execvp (and env): a file without #! or ELF header is a shell script */
+		size_t n = 0;
+
+		while (argv[n])
+			n++;
+		char *script[n + 2];
+
+		script[0] = "/bin/sh";
+		script[1] = (char *)path;
+		memcpy(script + 2, argv + 1, n * sizeof(*argv));
+		execve(script[0], script, environ);
+	}
 	/* the tracer saw the failed execve and its error; it reports it */
 	_exit(errno == ENOENT ? 127 : 126);
 }

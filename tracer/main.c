@@ -84,11 +84,15 @@ int main(int argc, char **argv)
 	objects_free_all();
 
 	if (!run.root_started) {
-		errno = run.root_exec_errno ? run.root_exec_errno : ENOEXEC;
-		fprintf(stderr, "systrace: cannot execute %s: %s\n", path, strerror(errno));
+		/* no execve result: the child failed before it (its message is above) */
+		int status = !run.root_exec_errno ? EXIT_SYSTRACE_FAILED
+			     : run.root_exec_errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXECUTE;
+
+		if (run.root_exec_errno)
+			fprintf(stderr, "systrace: cannot execute %s: %s\n", path, strerror(run.root_exec_errno));
 		report_discard(&report);
 		free(path);
-		return errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXECUTE;
+		return status;
 	}
 	free(path);
 	getrusage(RUSAGE_SELF, &ru);
