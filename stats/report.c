@@ -198,11 +198,16 @@ int report_commit(struct report *r, char *err, size_t errlen)
 
 	summary_write_csv(r->file[REPORT_SUMMARY], &r->totals);
 	for (int i = 0; i < REPORT_FILES; i++) {
-		if ((fflush(r->file[i]) != 0 || ferror(r->file[i])) && ret == 0) {
-			snprintf(err, errlen, "cannot write %s/%s: %s", r->dir, file_names[i], strerror(errno));
+		int flushed = fflush(r->file[i]), saved = errno;
+
+		if ((flushed != 0 || ferror(r->file[i])) && ret == 0) {
+			/* a write error earlier leaves ferror set with no errno of its own */
+			snprintf(err, errlen, "cannot write %s/%s: %s", r->dir, file_names[i],
+				 flushed != 0 ? strerror(saved) : "write error");
 			ret = -1;
 		}
 	}
+	/* summary.csv is renamed last: its presence says the others are complete */
 	for (int i = 0; ret == 0 && i < REPORT_FILES; i++) {
 		char *from = path_in(r, i, true), *to = path_in(r, i, false);
 

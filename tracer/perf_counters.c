@@ -1,5 +1,6 @@
 #include "perf_counters.h"
 
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -29,7 +30,8 @@ void perf_counters_open(struct perf_counters *p, pid_t pid)
 		attr.inherit = 1;        /* count the process's threads too ... */
 		attr.inherit_thread = 1; /* ... but not its child processes */
 		p->fd[i] = (int)syscall(SYS_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-		if (p->fd[i] < 0)
+		/* out of descriptors is this image's problem only */
+		if (p->fd[i] < 0 && errno != EMFILE && errno != ENFILE)
 			hardware_available = 0;
 	}
 }
