@@ -295,13 +295,12 @@ static void on_exec_event(struct thread *t)
 	/* the execing thread moves to the new image, whose first call is this execve;
 	 * the old one ends */
 	old->live_threads--;
-	old->refs--;
-	t->img = NULL;
+	thread_detach(t);
 	thread_attach(t, img);
 	if (t->exec_index >= 0)
 		count_exec(t, 0);
 	image_end(old, IMAGE_EXECED, 0);
-	resume(t->tid, PTRACE_SYSCALL, 0); /* its execve's exit stop counts the call */
+	resume(t->tid, PTRACE_CONT, 0); /* counted: its exit stop is not needed */
 }
 
 static void on_exit_event(struct thread *t)
