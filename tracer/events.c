@@ -164,7 +164,7 @@ static int affinity_resume(struct thread *t, enum syscall_abi abi, int idx, cons
 
 static void on_seccomp(struct thread *t)
 {
-	struct __ptrace_syscall_info info;
+	struct __ptrace_syscall_info info = { 0 }; /* zeroed: valgrind does not know this request writes it */
 	enum syscall_abi abi;
 	uint64_t site;
 	bool repeat;
@@ -227,7 +227,7 @@ static void count_exec(struct thread *t, int64_t ret)
 /* The exit of the calls resumed with PTRACE_SYSCALL: execve, and the affinity calls. */
 static void on_syscall_exit(struct thread *t)
 {
-	struct __ptrace_syscall_info info;
+	struct __ptrace_syscall_info info = { 0 }; /* zeroed: valgrind does not know this request writes it */
 
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) > 0
 	    && info.op == PTRACE_SYSCALL_INFO_EXIT) {

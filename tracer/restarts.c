@@ -1,5 +1,6 @@
 #include "restarts.h"
 
+#include <errno.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/user.h>
@@ -34,10 +35,17 @@ void restart_note_signal(struct thread *t, int sig)
 {
 	struct user_regs_struct regs;
 
-	/* orig_rax is -1 outside a syscall, where rax holds the program's own data */
-	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0 || (long)regs.orig_rax < 0
-	    || !is_restart_code((long)regs.rax))
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
 		return;
+	/* orig_rax is -1 outside a syscall, where rax holds the program's own data */
+	if ((long)regs.orig_rax < 0 || !is_restart_code((long)regs.rax)) {
+		/* A handler that runs before a pending restart (a signal arriving right
+		 * after rt_sigreturn) makes its own calls first; its frame returns to the
+		 * call if the restart still stands. */
+		if (t->restart == RESTART_NEXT && signal_is_caught(t->tid, sig))
+			t->restart = RESTART_IF_FRAME_SAYS;
+		return;
+	}
 	t->restart_site = regs.rip - 2;
 	t->restart_nr = (long)regs.orig_rax;
 	/* Without a handler every restart code enters the call again; with one, it
@@ -58,12 +66,13 @@ void restart_note_sigreturn(struct thread *t, uint64_t stack_pointer)
 		t->restart = RESTART_NONE;
 		return;
 	}
-	/* Back to the call: it is entered again. Back past it: it returned (EINTR).
-	 * Anywhere else: this handler interrupted another one (two signals), whose
+	/* Back to the call: it is entered again. Back past it with EINTR: it
+	 * returned. Anything else: this handler interrupted another one (two
+	 * signals; the other may even be at the same site, glibc's syscall()), whose
 	 * own rt_sigreturn will tell. */
 	if (saved[1] == t->restart_site && (long)saved[0] == t->restart_nr)
 		t->restart = RESTART_NEXT;
-	else if (saved[1] == t->restart_site + 2)
+	else if (saved[1] == t->restart_site + 2 && (long)saved[0] == -EINTR)
 		t->restart = RESTART_NONE;
 }
 
