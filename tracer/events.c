@@ -233,7 +233,7 @@ static void on_syscall_exit(struct thread *t)
 	    && info.op == PTRACE_SYSCALL_INFO_EXIT) {
 		/* a failed execve (a successful one was counted at its exec event);
 		 * -ERESTART* is no result: the call will be entered again */
-		if (t->exec_index >= 0 && !(info.exit.rval <= -512 && info.exit.rval >= -516))
+		if (t->exec_index >= 0 && !restart_is_code(info.exit.rval))
 			count_exec(t, info.exit.rval);
 		else if (t->affinity_call == AFFINITY_GET && !info.exit.is_error)
 			placement_rewrite_mask(t, t->affinity_buf, (long)info.exit.rval);

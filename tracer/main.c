@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "events.h"
 #include "gate.h"
@@ -98,7 +99,9 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru);
 	report.totals.wall_ns = monotonic_ns() - start_ns;
 	report.totals.tracer_cpu_ns = tracer_cpu_ns(&ru);
-	report.totals.tracer_maxrss_kb = procfs_self_peak_rss_kb();
+	/* VmHWM, not ru_maxrss: Linux carries the parent's peak across fork and execve
+	 * into that one */
+	procfs_status_u64(getpid(), "VmHWM", 10, &report.totals.tracer_maxrss_kb);
 	if (opt.show_perf_stats)
 		summary_print(stderr, &report.totals);
 	if (report_commit(&report, err, sizeof(err)) < 0) {

@@ -90,17 +90,3 @@ char *procfs_exe(pid_t pid)
 	target[n] = '\0';
 	return strdup(target);
 }
-
-uint64_t procfs_self_peak_rss_kb(void)
-{
-	char line[256];
-	uint64_t kb = 0;
-	FILE *f = fopen("/proc/self/status", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f) && sscanf(line, "VmHWM: %" SCNu64 " kB", &kb) != 1)
-		;
-	fclose(f);
-	return kb;
-}

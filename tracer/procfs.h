@@ -14,9 +14,6 @@ bool procfs_is_running(pid_t tid);
 bool procfs_status_u64(pid_t tid, const char *key, int base, uint64_t *value);
 /* User and system time of the whole thread group so far. */
 bool procfs_times(pid_t pid, uint64_t *user_ns, uint64_t *sys_ns);
-/* systrace's own peak resident memory. (getrusage's ru_maxrss would not do: Linux
- * carries the parent's peak across fork and execve into it.) */
-uint64_t procfs_self_peak_rss_kb(void);
 /* The executable's path (malloc'd), or NULL. */
 char *procfs_exe(pid_t pid);
 

@@ -17,7 +17,7 @@ enum { ERESTARTSYS = 512, ERESTARTNOINTR = 513, ERESTARTNOHAND = 514, ERESTART_R
 #define FRAME_RAX (FRAME_MCONTEXT + 13 * 8)
 #define FRAME_RIP (FRAME_MCONTEXT + 16 * 8)
 
-static bool is_restart_code(long ret)
+bool restart_is_code(long ret)
 {
 	return ret == -ERESTARTSYS || ret == -ERESTARTNOINTR || ret == -ERESTARTNOHAND
 	       || ret == -ERESTART_RESTARTBLOCK;
@@ -38,7 +38,7 @@ void restart_note_signal(struct thread *t, int sig)
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
 		return;
 	/* orig_rax is -1 outside a syscall, where rax holds the program's own data */
-	if ((long)regs.orig_rax < 0 || !is_restart_code((long)regs.rax)) {
+	if ((long)regs.orig_rax < 0 || !restart_is_code((long)regs.rax)) {
 		/* A handler that runs before a pending restart (a signal arriving right
 		 * after rt_sigreturn) makes its own calls first; its frame returns to the
 		 * call if the restart still stands. */

@@ -11,6 +11,9 @@
 
 #include "tasks.h"
 
+/* Whether a syscall's return value is one of the kernel's -ERESTART* codes, which
+ * a program never sees: the call is entered again (or returns EINTR). */
+bool restart_is_code(long ret);
 /* At a signal-delivery stop of sig: notes a syscall the signal interrupted. */
 void restart_note_signal(struct thread *t, int sig);
 /* At the thread's rt_sigreturn, with its stack pointer: a handler ran, and the frame
