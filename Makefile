@@ -22,7 +22,7 @@ PROGRAMS    := $(PROGRAM_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%)
 obj = $(patsubst %.c,$(BUILD)/$(1)/%.o,$(2))
 
 .PHONY: all deps check check-unit check-e2e install clean demo bench programs
-all: $(BUILD)/systrace
+all: $(BUILD)/systrace $(BUILD)/libsystrace.so
 
 # Install missing dependencies once (apt-get; see scripts/install-deps.sh).
 deps: $(BUILD)/.deps
@@ -50,6 +50,12 @@ $(BUILD)/systrace: $(call obj,plain,tracer/main.c $(LIB_SRC) $(GEN_SRC))
 $(BUILD)/asan/systrace: $(call obj,asan,tracer/main.c $(LIB_SRC) $(GEN_SRC))
 	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(LIBS)
 
+# The preloaded library: libc's getenv and nothing else, no sanitizers (it runs in
+# every traced process), one obvious file.
+$(BUILD)/libsystrace.so: preload/libsystrace.c preload/region.h preload/gate.h
+	$(CC) -D_GNU_SOURCE -Ipreload $(CFLAGS) $(WARN) -fPIC -shared -nostartfiles -fno-stack-protector \
+		-Wl,-z,now -Wl,-z,relro -o $@ $<
+
 $(BUILD)/unit-tests: $(call obj,plain,$(UNIT_SRC) $(LIB_SRC) $(GEN_SRC))
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) $(CHECK_LIBS)
 $(BUILD)/asan/unit-tests: $(call obj,asan,$(UNIT_SRC) $(LIB_SRC) $(GEN_SRC))
@@ -65,17 +71,23 @@ check: check-unit check-e2e
 check-unit: $(BUILD)/unit-tests $(BUILD)/asan/unit-tests
 	$(BUILD)/unit-tests
 	$(BUILD)/asan/unit-tests
-check-e2e: $(BUILD)/systrace $(BUILD)/asan/systrace $(PROGRAMS)
+check-e2e: $(BUILD)/systrace $(BUILD)/asan/systrace $(BUILD)/libsystrace.so $(BUILD)/asan/libsystrace.so $(PROGRAMS)
 	sh tests/e2e/run-all.sh $(BUILD)
 
-demo: $(BUILD)/systrace
+# the ASan build of systrace finds the library next to itself
+$(BUILD)/asan/libsystrace.so: $(BUILD)/libsystrace.so
+	@mkdir -p $(@D)
+	cp $< $@
+
+demo: $(BUILD)/systrace $(BUILD)/libsystrace.so
 	sh workload/run-demo.sh $(BUILD)/systrace
 
-bench: $(BUILD)/systrace
+bench: $(BUILD)/systrace $(BUILD)/libsystrace.so
 	sh bench/run.sh $(BUILD)/systrace
 
-install: $(BUILD)/systrace
+install: $(BUILD)/systrace $(BUILD)/libsystrace.so
 	install -D -m 755 $(BUILD)/systrace $(DESTDIR)$(PREFIX)/bin/systrace
+	install -D -m 644 $(BUILD)/libsystrace.so $(DESTDIR)$(PREFIX)/lib/systrace/libsystrace.so
 
 clean:
 	rm -rf $(BUILD)

@@ -39,3 +39,34 @@ const struct map_entry *maps_find(const struct map_entry *entries, size_t n, uin
 	}
 	return NULL;
 }
+
+static uint64_t distance(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+bool maps_gap_near(const struct map_entry *entries, size_t n, uint64_t lo, uint64_t hi, uint64_t size,
+		   uint64_t reach, uint64_t *at)
+{
+	/* the lowest address mmap takes, and the end of user space */
+	const uint64_t floor = 0x10000, ceiling = 0x7ffffffff000ULL;
+	bool below = false, above = false;
+	uint64_t below_at = 0, above_at = 0;
+
+	for (size_t i = 0; i <= n; i++) {
+		uint64_t gap_lo = i ? entries[i - 1].end : floor;
+		uint64_t gap_hi = i < n ? entries[i].start : ceiling;
+
+		if (gap_hi <= gap_lo || gap_hi - gap_lo < size)
+			continue;
+		if (gap_hi <= lo && distance(gap_hi - size, hi) < reach) {
+			below_at = gap_hi - size; /* ascending: the last one is the nearest */
+			below = true;
+		} else if (gap_lo >= hi && !above && distance(gap_lo + size, lo) < reach) {
+			above_at = gap_lo;
+			above = true;
+		}
+	}
+	*at = below ? below_at : above_at;
+	return below || above;
+}

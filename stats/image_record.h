@@ -30,6 +30,7 @@ struct image_record {
 	pid_t pid, ppid;
 	unsigned image;         /* 0 when created by fork, +1 at each execve */
 	const char *exe;
+	const char *library;    /* the preloaded library: "ready", or why not (processes.csv) */
 	uint64_t start_ns, end_ns;           /* CLOCK_MONOTONIC */
 	bool times_known;
 	uint64_t user_ns, sys_ns;

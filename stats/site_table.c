@@ -24,6 +24,16 @@ static void rehash(struct site_table *t, size_t nslots)
 	}
 }
 
+struct site_record *site_table_find(const struct site_table *t, uint64_t addr)
+{
+	if (t->nslots == 0)
+		return NULL;
+	for (size_t s = slot_of(addr, t->nslots); t->slots[s]; s = (s + 1) & (t->nslots - 1))
+		if (t->sites[t->slots[s] - 1].addr == addr)
+			return &t->sites[t->slots[s] - 1];
+	return NULL;
+}
+
 struct site_record *site_table_get(struct site_table *t, uint64_t addr)
 {
 	size_t s;

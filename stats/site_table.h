@@ -21,6 +21,8 @@ struct site_table {
 /* The record of addr, added (zeroed, syscall SITE_SYSCALL_UNSET) if new. The pointer
  * is valid until the next call. */
 struct site_record *site_table_get(struct site_table *t, uint64_t addr);
+/* The record of addr, or NULL if the table has none. */
+struct site_record *site_table_find(const struct site_table *t, uint64_t addr);
 /* Notes one call of syscall index idx at a site: a site that sees two numbers varies. */
 void site_note_syscall(struct site_record *s, int idx);
 void site_table_free(struct site_table *t);

@@ -5,8 +5,12 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/kcmp.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include "library.h"
 #include "placement.h"
 #include "procfs.h"
 
@@ -33,12 +37,16 @@ static bool take_early_death(pid_t tid, int *status)
 	return false;
 }
 
-/* A process image for a new child; its executable is its creator's. */
-static struct image *new_process(pid_t pid, pid_t ppid, const struct image *creator)
+/* A process image for a new child of the creator thread; its executable is its
+ * creator's, and so is its memory if the kernel says they share it (vfork, CLONE_VM). */
+static struct image *new_process(pid_t pid, pid_t ppid, const struct thread *creator)
 {
-	char *exe = creator && creator->rec.exe ? strdup(creator->rec.exe) : procfs_exe(pid);
+	const struct image *from = creator ? creator->img : NULL;
+	char *exe = from && from->rec.exe ? strdup(from->rec.exe) : procfs_exe(pid);
 	struct image *img = image_new(pid, 0, ppid, exe);
+	bool shares = from && syscall(SYS_kcmp, pid, creator->tid, KCMP_VM, 0, 0) == 0;
 
+	library_image_starts(img, from, shares);
 	perf_counters_open(&img->perf, pid);
 	return img;
 }
@@ -70,7 +78,7 @@ void children_on_creator_event(struct thread *creator, int event, uint64_t flags
 			thread_remove(child);
 	} else if (!child) {
 		pid_t ppid = flags & CLONE_PARENT ? parent->rec.ppid : parent->rec.pid;
-		struct image *img = is_thread ? parent : new_process(tid, ppid, parent);
+		struct image *img = is_thread ? parent : new_process(tid, ppid, creator);
 
 		if (take_early_death(tid, &status)) {
 			if (!is_thread)
@@ -96,7 +104,7 @@ struct thread *children_on_unknown_stop(pid_t tid)
 		img = creator ? creator->img : NULL;
 	} else {
 		creator = thread_find((pid_t)ppid);
-		img = new_process(tid, (pid_t)ppid, creator ? creator->img : NULL);
+		img = new_process(tid, (pid_t)ppid, creator);
 	}
 	if (img)
 		thread_attach(t, img);

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "children.h"
+#include "library.h"
+#include "patching.h"
 #include "placement.h"
 #include "procfs.h"
 #include "restarts.h"
@@ -78,7 +80,7 @@ static struct site_record *count_call(struct image *img, int idx, uint64_t site_
 	s->ptraced++;
 	img->rec.calls[idx]++;
 	img->rec.ptraced++;
-	img->rec.early++;
+	img->rec.early += !img->ready;
 	return s;
 }
 
@@ -165,9 +167,11 @@ static int affinity_resume(struct thread *t, enum syscall_abi abi, int idx, cons
 static void on_seccomp(struct thread *t)
 {
 	struct __ptrace_syscall_info info = { 0 }; /* zeroed: valgrind does not know this request writes it */
+	struct image *img = t->img;
+	enum patch_result patched = PATCH_RESUME;
 	enum syscall_abi abi;
 	uint64_t site;
-	bool repeat;
+	bool repeat = false, reissued = t->reissued;
 	int idx;
 
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) <= 0
@@ -176,15 +180,31 @@ static void on_seccomp(struct thread *t)
 		return;
 	}
 	idx = call_index(&info, &abi);
-	site = info.instruction_pointer - 2;
-	repeat = restart_is_repeat(t, site, (long)info.seccomp.nr, idx == nr_restart_syscall[abi]);
-	t->img->rec.restarted += repeat;
+	/* a call at a stub's own syscall belongs to the site the stub stands for */
+	site = patching_site_of(t, info.instruction_pointer - 2);
+	if (library_is_control((long)info.seccomp.nr, info.seccomp.args)) {
+		library_on_control(t, site, info.seccomp.args);
+		resume(t->tid, PTRACE_CONT, 0);
+		return;
+	}
+	if (site == img->as->library_site && !img->ready) {
+		img->rec.instrument++;
+		resume(t->tid, PTRACE_CONT, 0);
+		return;
+	}
+	t->reissued = false;
+	if (!reissued) {
+		repeat = restart_is_repeat(t, site, (long)info.seccomp.nr, idx == nr_restart_syscall[abi]);
+		img->rec.restarted += repeat;
+	}
 	if (idx == nr_execve[abi] || idx == nr_execveat[abi]) {
 		/* counted when its result is known: at the exec event in the image it
 		 * creates, or at its exit stop, failed, in its caller */
 		t->exec_index = idx;
 		t->exec_site = (struct site_record){ .addr = site, .syscall = idx };
-		image_name_sites(t->img, t->tid, &t->exec_site);
+		image_name_sites(img, t->tid, &t->exec_site);
+		if (abi == ABI_X86_64)
+			library_on_execve(t, idx == nr_execveat[abi], info.seccomp.args);
 		resume(t->tid, PTRACE_SYSCALL, 0);
 		return;
 	}
@@ -192,14 +212,22 @@ static void on_seccomp(struct thread *t)
 		resume(t->tid, PTRACE_CONT, 0);
 		return;
 	}
-	if (idx == nr_rt_sigreturn)
-		restart_note_sigreturn(t, info.stack_pointer);
-	else if (idx == nr_munmap && t->img->unnamed_sites)
-		/* name sites while the code they lie in is still mapped */
-		image_name_sites(t->img, t->tid, NULL);
-	note_clone_flags(t, abi, idx, info.seccomp.args);
-	count_call(t->img, idx, site);
-	resume(t->tid, affinity_resume(t, abi, idx, info.seccomp.args), 0);
+	if (!reissued) {
+		if (idx == nr_rt_sigreturn) {
+			restart_note_sigreturn(t, info.stack_pointer);
+			patching_on_sigreturn(t, info.stack_pointer);
+		} else if (idx == nr_munmap && img->unnamed_sites) {
+			/* name sites while the code they lie in is still mapped */
+			image_name_sites(img, t->tid, NULL);
+		}
+		note_clone_flags(t, abi, idx, info.seccomp.args);
+		count_call(img, idx, site);
+	}
+	if (abi == ABI_X86_64)
+		patched = patching_on_call(t, site, (long)info.seccomp.nr);
+	if (patched == PATCH_HELD)
+		return;
+	resume(t->tid, patched == PATCH_REISSUE ? PTRACE_CONT : affinity_resume(t, abi, idx, info.seccomp.args), 0);
 }
 
 /* The execve the thread is in, now that its result is known: counted in the image
@@ -276,6 +304,7 @@ static void on_exec_event(struct thread *t)
 	}
 	image_take_times(old, tgid);
 	img = image_new(tgid, old->rec.image + 1, old->rec.ppid, procfs_exe(tgid));
+	library_image_starts(img, NULL, false);
 	img->rec.started_by_exec = true;
 	img->user_ns0 = old->rec.user_ns + old->user_ns0;
 	img->sys_ns0 = old->rec.sys_ns + old->sys_ns0;
@@ -437,7 +466,7 @@ static void stop_when_tracees_have(void)
 
 	for (int quiet_rounds = 0; quiet_rounds < 4;) {
 		int status;
-		pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
+		pid_t tid = patching_take_held(&tid, &status) ? tid : waitpid(-1, &status, __WALL | WNOHANG);
 
 		if (tid > 0) {
 			dispatch(tid, status);
@@ -460,6 +489,7 @@ void events_run(pid_t root, struct run_result *res)
 	root_pid = root;
 	result = res;
 	launcher = image_new(root, 0, getpid(), NULL);
+	library_image_starts(launcher, NULL, false);
 	launcher->hidden = true;
 	thread_add(root, launcher, THREAD_RUNNING)->pinned = true; /* placement_start came first */
 	for (;;) {
@@ -474,7 +504,9 @@ void events_run(pid_t root, struct run_result *res)
 			placement_check();
 		for (int sig; (sig = signals_take_forward());)
 			forward_termination(sig);
-		tid = waitpid(-1, &status, __WALL);
+		/* the statuses of threads stopped for a patch come first */
+		if (!patching_take_held(&tid, &status))
+			tid = waitpid(-1, &status, __WALL);
 		if (tid > 0)
 			dispatch(tid, status);
 		else if (errno == ECHILD)

@@ -11,11 +11,14 @@
 #include "events.h"
 #include "gate.h"
 #include "launch.h"
+#include "library.h"
 #include "objects.h"
 #include "options.h"
+#include "patching.h"
 #include "placement.h"
 #include "procfs.h"
 #include "report.h"
+#include "shared_region.h"
 #include "signals.h"
 #include "tasks.h"
 
@@ -63,9 +66,13 @@ int main(int argc, char **argv)
 		free(path);
 		return EXIT_SYSTRACE_FAILED;
 	}
-	if (opt.patch != PATCH_OFF)
-		fprintf(stderr, "systrace: note: --patch=%s: the in-process path is not built yet; "
-				"every syscall is ptraced\n", patch_mode_name(opt.patch));
+	if (!library_setup(opt.patch, opt.region_slots, err, sizeof(err))) {
+		fprintf(stderr, "systrace: %s\n", err);
+		report_discard(&report);
+		free(path);
+		return EXIT_SYSTRACE_FAILED;
+	}
+	patching_setup(opt.patch);
 	signals_setup();
 	placement_start(); /* after signals_setup: the command gets the inherited SIGALRM */
 	tasks_set_report(&report);
@@ -83,6 +90,7 @@ int main(int argc, char **argv)
 				"are killed and reported as running\n");
 	tasks_flush_all();
 	objects_free_all();
+	region_destroy();
 
 	if (!run.root_started) {
 		/* no execve result: the child failed before it (its message is above) */

@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "code_scan.h"
 #include "elf_object.h"
+#include "interned.h"
 #include "proc_maps.h"
 
 struct object {
@@ -17,6 +19,8 @@ struct object {
 	struct timespec mtime;
 	char *path;
 	struct elf_object elf;
+	struct code_scan scan;     /* swept when a site in it is first patched */
+	enum { SCAN_NOT_YET, SCAN_DONE, SCAN_FAILED } scanned;
 	struct object *next;
 };
 
@@ -37,20 +41,25 @@ static bool same_file(const struct object *o, const struct stat *st)
 	       && o->mtime.tv_sec == st->st_mtim.tv_sec && o->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
-/* The object mapped at e, read through /proc/<pid>/map_files where possible so that
- * a file deleted since it was mapped (configure's conftest programs) is still read. */
+/* The file mapped at e, through /proc/<pid>/map_files where possible so that a file
+ * deleted since it was mapped (configure's conftest programs) is still read. */
+static const char *mapped_file(pid_t pid, const struct map_entry *e, char *via, size_t len, struct stat *st)
+{
+	snprintf(via, len, "/proc/%d/map_files/%lx-%lx", (int)pid, (unsigned long)e->start, (unsigned long)e->end);
+	if (stat(via, st) == 0)
+		return via;
+	return stat(e->path, st) == 0 ? e->path : NULL;
+}
+
 static struct object *object_of(pid_t pid, const struct map_entry *e)
 {
 	char via[96];
 	struct stat st;
 	struct object *o, **head;
+	const char *path = mapped_file(pid, e, via, sizeof(via), &st);
 	int fd;
 
-	snprintf(via, sizeof(via), "/proc/%d/map_files/%lx-%lx", (int)pid,
-		 (unsigned long)e->start, (unsigned long)e->end);
-	const char *path = stat(via, &st) == 0 ? via : e->path;
-
-	if (path == e->path && stat(path, &st) != 0)
+	if (!path)
 		return NULL;
 	head = bucket_of(&st);
 	for (o = *head; o; o = o->next)
@@ -59,31 +68,14 @@ static struct object *object_of(pid_t pid, const struct map_entry *e)
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		abort();
-	*o = (struct object){ st.st_dev, st.st_ino, st.st_size, st.st_mtim, strdup(e->path), { 0 }, *head };
+	*o = (struct object){ .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size, .mtime = st.st_mtim,
+			      .path = strdup(e->path), .next = *head };
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
 		elf_object_load(&o->elf, fd);
 		close(fd);
 	}
 	*head = o;
 	return o;
-}
-
-/* Names of pseudo-objects ("[vdso]", "[anon]", ...) live as long as the run. */
-static const char *intern(const char *name)
-{
-	static struct interned { struct interned *next; char name[]; } *list;
-	struct interned *i;
-
-	for (i = list; i; i = i->next)
-		if (strcmp(i->name, name) == 0)
-			return i->name;
-	i = malloc(sizeof(*i) + strlen(name) + 1);
-	if (!i)
-		abort();
-	strcpy(i->name, name);
-	i->next = list;
-	list = i;
-	return i->name;
 }
 
 static void resolve_one(struct site_record *s, const struct map_entry *e, struct object *o)
@@ -131,6 +123,52 @@ void objects_name_site(pid_t tid, struct site_record *s)
 	s->named = true;
 }
 
+static const struct code_scan *scan_of(pid_t tid, const struct map_entry *e, struct object *o)
+{
+	if (o->scanned == SCAN_NOT_YET) {
+		char via[96];
+		struct stat st;
+		const char *path = mapped_file(tid, e, via, sizeof(via), &st);
+		int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+
+		o->scanned = fd >= 0 && code_scan_object(&o->scan, fd, &o->elf) ? SCAN_DONE : SCAN_FAILED;
+		if (fd >= 0)
+			close(fd);
+	}
+	return o->scanned == SCAN_DONE ? &o->scan : NULL;
+}
+
+const char *objects_code_of(pid_t tid, struct site_record *s, struct code_object *code)
+{
+	const char *reason = NULL;
+	const struct map_entry *e;
+	struct object *o;
+	uint64_t vaddr;
+
+	if (!objects_begin(tid))
+		return "process-gone";
+	e = proc_maps_find(&maps, s->addr);
+	o = e && e->path[0] == '/' ? object_of(tid, e) : NULL;
+	resolve_one(s, e, o);
+	s->named = true;
+	if (!e)
+		reason = "not-mapped";
+	else if (e->path[0] != '/')
+		/* a JIT may rewrite it at any time, and nothing says where its code begins */
+		reason = e->path[0] ? "special-mapping" : "anonymous-code";
+	else if (!o || !elf_object_vaddr(&o->elf, s->addr - e->start + e->file_offset, &vaddr))
+		reason = "not-elf";
+	else if (!(code->scan = scan_of(tid, e, o)))
+		reason = "unreadable-object";
+	if (!reason) {
+		code->bias = s->addr - vaddr;
+		code->map_start = e->start;
+		code->map_end = e->end;
+	}
+	objects_end();
+	return reason;
+}
+
 void objects_end(void)
 {
 	proc_maps_close(&maps);
@@ -144,6 +182,7 @@ void objects_free_all(void)
 
 			buckets[b] = o->next;
 			elf_object_free(&o->elf);
+			code_scan_free(&o->scan);
 			free(o->path);
 			free(o);
 		}

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "code_scan.h"
 #include "image_record.h"
 
 /* Opens the mappings of tid, a live thread, for the calls below; false if gone. */
@@ -14,6 +15,17 @@ bool objects_begin(pid_t tid);
 /* Names a site from those mappings and marks it named. */
 void objects_name_site(pid_t tid, struct site_record *s);
 void objects_end(void);
+/* What patching needs of the object a code address lies in. */
+struct code_object {
+	uint64_t bias;                 /* runtime address minus ELF address */
+	uint64_t map_start, map_end;   /* the executable mapping holding it */
+	const struct code_scan *scan;  /* the object's sweep, in ELF addresses */
+};
+
+/* Names s from tid's mappings and fills code; returns NULL, or why the site's code
+ * cannot be patched (no object file behind it, ...). Opens and closes the mappings
+ * itself. */
+const char *objects_code_of(pid_t tid, struct site_record *s, struct code_object *code);
 /* Frees every object read so far (at the end of the run). */
 void objects_free_all(void);
 

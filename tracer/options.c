@@ -1,8 +1,12 @@
 #include "options.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "shared_region.h"
 
 #ifndef SYSTRACE_VERSION
 #define SYSTRACE_VERSION "0.1"
@@ -25,6 +29,8 @@ static void usage(FILE *f)
 	      "  -o, --output DIR     where the CSV files go (default ./systrace-out)\n"
 	      "      --show-perf-stats  print the summary to stderr at the end\n"
 	      "      --patch=MODE     off, single, unsafe or safe (default safe)\n"
+	      "      --region-slots=N  processes alive at once that count in-process\n"
+	      "                       (default 1024; the others stop in the tracer)\n"
 	      "  -h, --help           show this help\n"
 	      "      --version        show the version\n\n"
 	      "Exit status: COMMAND's own; 128+N if it was killed by signal N; 127 if COMMAND\n"
@@ -33,18 +39,19 @@ static void usage(FILE *f)
 
 enum options_result options_parse(struct options *o, int argc, char **argv)
 {
-	enum { OPT_STATS = 256, OPT_PATCH, OPT_VERSION };
+	enum { OPT_STATS = 256, OPT_PATCH, OPT_SLOTS, OPT_VERSION };
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "show-perf-stats", no_argument, NULL, OPT_STATS },
 		{ "patch", required_argument, NULL, OPT_PATCH },
+		{ "region-slots", required_argument, NULL, OPT_SLOTS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	*o = (struct options){ .output_dir = "systrace-out", .patch = PATCH_SAFE };
+	*o = (struct options){ .output_dir = "systrace-out", .patch = PATCH_SAFE, .region_slots = REGION_DEFAULT_SLOTS };
 	opterr = 0;
 	/* '+': stop at the command, so that its own options stay its own */
 	while ((c = getopt_long(argc, argv, "+:o:h", longs, NULL)) != -1) {
@@ -62,6 +69,19 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 				return OPTIONS_USAGE_ERROR;
 			}
 			o->patch = (enum patch_mode)m;
+			break;
+		}
+		case OPT_SLOTS: {
+			char *end;
+			unsigned long n;
+
+			errno = 0;
+			n = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || n == 0 || n > 1000000 || optarg[0] == '-') {
+				fprintf(stderr, "systrace: --region-slots needs a number from 1 to 1000000, not '%s'\n", optarg);
+				return OPTIONS_USAGE_ERROR;
+			}
+			o->region_slots = (unsigned)n;
 			break;
 		}
 		case 'h': usage(stdout); return OPTIONS_EXIT_OK;

@@ -113,3 +113,29 @@ void proc_maps_close(struct proc_maps *m)
 	m->lines = NULL;
 	m->nlines = m->cap = 0;
 }
+
+bool proc_maps_gap_near(pid_t tid, uint64_t lo, uint64_t hi, uint64_t size, uint64_t reach, uint64_t *at)
+{
+	char path[64], line[4096 + 128];
+	struct map_entry *all = NULL;
+	size_t n = 0, cap = 0;
+	bool found;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)tid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			all = realloc(all, cap * sizeof(*all));
+			if (!all)
+				abort();
+		}
+		n += maps_parse_line(line, &all[n]);
+	}
+	fclose(f);
+	found = maps_gap_near(all, n, lo, hi, size, reach, at);
+	free(all);
+	return found;
+}

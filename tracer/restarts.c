@@ -10,12 +10,6 @@
 /* The kernel's internal restart codes (include/linux/errno.h). */
 enum { ERESTARTSYS = 512, ERESTARTNOINTR = 513, ERESTARTNOHAND = 514, ERESTART_RESTARTBLOCK = 516 };
 
-/* Where the saved registers lie in the frame rt_sigreturn reads: struct ucontext at
- * the stack pointer (the handler's return popped the frame's return address), its
- * uc_mcontext after uc_flags, uc_link and uc_stack, and in it rax and rip. */
-#define FRAME_MCONTEXT 40
-#define FRAME_RAX (FRAME_MCONTEXT + 13 * 8)
-#define FRAME_RIP (FRAME_MCONTEXT + 16 * 8)
 
 bool restart_is_code(long ret)
 {
@@ -57,8 +51,8 @@ void restart_note_sigreturn(struct thread *t, uint64_t stack_pointer)
 {
 	uint64_t saved[2];
 	struct iovec local[2] = { { &saved[0], 8 }, { &saved[1], 8 } };
-	struct iovec remote[2] = { { (void *)(stack_pointer + FRAME_RAX), 8 },
-				   { (void *)(stack_pointer + FRAME_RIP), 8 } };
+	struct iovec remote[2] = { { (void *)(stack_pointer + SIGFRAME_RAX), 8 },
+				   { (void *)(stack_pointer + SIGFRAME_RIP), 8 } };
 
 	if (t->restart != RESTART_IF_FRAME_SAYS)
 		return;

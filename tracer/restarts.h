@@ -11,6 +11,13 @@
 
 #include "tasks.h"
 
+/* Where the saved registers lie in the frame rt_sigreturn reads: struct ucontext at
+ * the stack pointer (the handler's return popped the frame's return address), its
+ * uc_mcontext after uc_flags, uc_link and uc_stack, and in it rax and rip. */
+#define SIGFRAME_MCONTEXT 40
+#define SIGFRAME_RAX (SIGFRAME_MCONTEXT + 13 * 8)
+#define SIGFRAME_RIP (SIGFRAME_MCONTEXT + 16 * 8)
+
 /* Whether a syscall's return value is one of the kernel's -ERESTART* codes, which
  * a program never sees: the call is entered again (or returns EINTR). */
 bool restart_is_code(long ret);

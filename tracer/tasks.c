@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "library.h"
 #include "objects.h"
 #include "procfs.h"
 
@@ -80,9 +81,6 @@ static void image_write(struct image *img)
 		for (size_t i = 0; i < img->sites.n; i++)
 			if (!img->sites.sites[i].named)
 				img->sites.sites[i].offset = img->sites.sites[i].addr;
-	for (size_t i = 0; i < img->sites.n; i++)
-		if (!img->sites.sites[i].state)
-			img->sites.sites[i].state = "unpatchable:patching-off";
 	img->rec.sites = img->sites.sites;
 	img->rec.nsites = img->sites.n;
 	if (!img->hidden)
@@ -94,6 +92,7 @@ static void image_write(struct image *img)
 	if (img->next)
 		img->next->prev = img->prev;
 	perf_counters_close(&img->perf);
+	as_put(img->as);
 	site_table_free(&img->sites);
 	free(img->rec.results_seen);
 	free(img->rec.errors);
@@ -164,6 +163,7 @@ void image_end(struct image *img, enum image_end end, int code)
 	if (img->ended)
 		return;
 	img->ended = true;
+	library_image_ends(img);
 	img->rec.end = end;
 	img->rec.end_code = code;
 	if (!img->rec.end_ns)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "addr_space.h"
 #include "image_record.h"
 #include "perf_counters.h"
 #include "report.h"
@@ -22,6 +23,11 @@ struct image {
 	bool ended;
 	bool hidden;          /* systrace's own child before it executes the command */
 	uint64_t user_ns0, sys_ns0;     /* the group's times when the image began */
+	/* the in-process path (library.c) */
+	struct addr_space *as;          /* shared with threads, vfork and CLONE_VM children */
+	bool ready;                     /* its library is up: sites may be patched */
+	int slot;                       /* its counter slot in the region, or -1 */
+	uint64_t lent_slot_ptr;         /* a vfork child's: its parent's slot, given back at its end */
 	struct perf_counters perf;      /* the process's; handed on at exec */
 	struct image *prev, *next;      /* the images not written yet */
 };
@@ -41,6 +47,9 @@ struct thread {
 	uint64_t clone_flags;          /* of the clone-family call it is in */
 	bool creator_event_pending;    /* placed at its first stop, before its creator's event */
 	bool gone;                     /* dead, kept only to absorb that event */
+	bool held;                     /* stopped, its status waiting in events.c's queue */
+	bool reissued;                 /* its call was put back to make room for a stub: not
+	                                  counted again */
 	/* A syscall a signal interrupted: when the kernel restarts it, the second entry
 	 * is the same call and is not counted again. */
 	enum { RESTART_NONE, RESTART_NEXT, RESTART_IF_FRAME_SAYS } restart;

@@ -1,0 +1,163 @@
+#include "stub.h"
+
+#include <string.h>
+
+/* Writes machine code at a known address; remembers overflow and jumps out of reach
+ * instead of failing at each step. */
+struct emitter {
+	uint8_t *out;
+	size_t cap, len;
+	uint64_t addr; /* of out[0] */
+	bool full, far;
+};
+
+static void emit(struct emitter *e, const void *bytes, size_t n)
+{
+	if (e->full || n > e->cap - e->len)
+		e->full = true;
+	else
+		memcpy(e->out + e->len, bytes, n);
+	e->len += n;
+}
+
+#define EMIT(e, ...) emit((e), (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ }))
+
+static void emit_u32(struct emitter *e, uint32_t v)
+{
+	emit(e, &v, sizeof(v)); /* x86 is little-endian, as is this host */
+}
+
+static void emit_u64(struct emitter *e, uint64_t v)
+{
+	emit(e, &v, sizeof(v));
+}
+
+static bool rel32(uint64_t next_insn, uint64_t target, int32_t *rel)
+{
+	int64_t d = (int64_t)(target - next_insn);
+
+	*rel = (int32_t)d;
+	return d == *rel;
+}
+
+/* A jump (opcode bytes then rel32) to target. */
+static void emit_jump(struct emitter *e, const uint8_t *opcode, size_t n, uint64_t target)
+{
+	int32_t rel;
+
+	if (!rel32(e->addr + e->len + n + 4, target, &rel))
+		e->far = true;
+	emit(e, opcode, n);
+	emit_u32(e, (uint32_t)rel);
+}
+
+static const uint8_t JMP[] = { 0xe9 }, JAE[] = { 0x0f, 0x83 }, JE[] = { 0x0f, 0x84 };
+
+/* Where the forward jumps of the stub land, as offsets in it. */
+struct stub_marks {
+	size_t slow_pop, slow;
+};
+
+/* The layout of stub.h. Every encoding has a fixed size, so a first pass learns the
+ * marks that the second needs. */
+static void emit_stub(struct emitter *e, const struct patch_plan *plan, const struct stub_config *cfg,
+		      struct stub_marks *m)
+{
+	bool runtime_nr = plan->nr < 0;
+	uint64_t back = plan->shape == PATCH_BEFORE ? plan->site + 2 : plan->end;
+
+	if (plan->shape == PATCH_BEFORE)
+		emit(e, plan->original, plan->end - plan->start);
+	EMIT(e, 0x48, 0x8d, 0x64, 0x24, 0x80); /* lea -0x80(%rsp),%rsp */
+	EMIT(e, 0x9c);                         /* pushfq */
+	if (runtime_nr) {
+		EMIT(e, 0x48, 0x3d); /* cmp $nr_limit,%rax */
+		emit_u32(e, cfg->nr_limit);
+		emit_jump(e, JAE, sizeof(JAE), e->addr + m->slow_pop);
+		for (size_t i = 0; i < cfg->nslow; i++) {
+			EMIT(e, 0x3d); /* cmp $nr,%eax */
+			emit_u32(e, (uint32_t)cfg->slow_nrs[i]);
+			emit_jump(e, JE, sizeof(JE), e->addr + m->slow_pop);
+		}
+	}
+	EMIT(e, 0x49, 0xbb); /* movabs $slot_ptr,%r11 */
+	emit_u64(e, cfg->slot_ptr);
+	EMIT(e, 0x4d, 0x8b, 0x1b);       /* mov (%r11),%r11 */
+	EMIT(e, 0xf0, 0x49, 0xff, 0x83); /* lock incq site_counter(%r11) */
+	emit_u32(e, (uint32_t)cfg->site_counter);
+	if (runtime_nr) {
+		EMIT(e, 0xf0, 0x49, 0xff, 0x84, 0xc3); /* lock incq nr_counters(%r11,%rax,8) */
+		emit_u32(e, (uint32_t)cfg->nr_counters);
+	}
+	EMIT(e, 0x9d);       /* popfq */
+	EMIT(e, 0x49, 0xbb); /* movabs $gate,%r11 */
+	emit_u64(e, cfg->gate);
+	EMIT(e, 0x41, 0xff, 0xd3);                         /* call *%r11 */
+	EMIT(e, 0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00); /* lea 0x80(%rsp),%rsp */
+	emit_jump(e, JMP, sizeof(JMP), e->addr + m->slow + 2);
+	if (runtime_nr) {
+		m->slow_pop = e->len;
+		EMIT(e, 0x9d);                                     /* popfq */
+		EMIT(e, 0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00); /* lea 0x80(%rsp),%rsp */
+	}
+	m->slow = e->len;
+	EMIT(e, 0x0f, 0x05); /* syscall */
+	if (plan->shape == PATCH_AFTER)
+		emit(e, plan->original + 2, plan->end - plan->start - 2);
+	emit_jump(e, JMP, sizeof(JMP), back);
+}
+
+static bool is_slow(const struct stub_config *cfg, int nr)
+{
+	for (size_t i = 0; i < cfg->nslow; i++)
+		if (cfg->slow_nrs[i] == nr)
+			return true;
+	return false;
+}
+
+size_t stub_build(const struct patch_plan *plan, const struct stub_config *cfg, uint64_t stub_addr,
+		  uint8_t *out, size_t cap, struct stub_layout *layout)
+{
+	struct stub_marks m = { 0, 0 };
+	struct emitter e;
+
+	/* a fixed number has no dispatch; the bound is compared as a sign-extended imm32 */
+	if (plan->nr >= 0 ? is_slow(cfg, plan->nr) : cfg->nr_limit > INT32_MAX)
+		return 0;
+	for (int pass = 0; pass < 2; pass++) {
+		e = (struct emitter){ .out = out, .cap = cap, .addr = stub_addr };
+		emit_stub(&e, plan, cfg, &m);
+	}
+	if (e.full || e.far)
+		return 0;
+	*layout = (struct stub_layout){ stub_addr, e.len, stub_addr + m.slow, stub_addr + m.slow + 2 };
+	return e.len;
+}
+
+bool patch_bytes(const struct patch_plan *plan, uint64_t stub_addr, uint8_t *out)
+{
+	int32_t rel;
+
+	if (!rel32(plan->start + PATCH_JMP_LEN, stub_addr, &rel))
+		return false;
+	out[0] = 0xe9;
+	memcpy(out + 1, &rel, sizeof(rel));
+	memset(out + PATCH_JMP_LEN, 0xcc, plan->end - plan->start - PATCH_JMP_LEN); /* int3 */
+	return true;
+}
+
+uint64_t stub_translate(const struct patch_plan *plan, const struct stub_layout *layout, uint64_t rip)
+{
+	bool at_insn = false;
+
+	if (rip <= plan->start || rip >= plan->end)
+		return rip;
+	for (unsigned i = 0; i < plan->ninsn; i++)
+		at_insn |= plan->start + plan->insn_off[i] == rip;
+	if (!at_insn)
+		return 0;
+	/* BEFORE: the copies open the stub; AFTER: they follow `after`, from site + 2 on */
+	if (plan->shape == PATCH_BEFORE)
+		return layout->addr + (rip - plan->start);
+	return layout->after + (rip - (plan->site + 2));
+}

@@ -1,0 +1,109 @@
+/* libsystrace.so: preloaded into every dynamically linked process of a traced
+ * command. It maps the gate and the shared region and tells the tracer it is ready;
+ * the tracer then patches the process's syscall sites to stubs that count in the
+ * region and call the gate. Nothing here runs per syscall.
+ *
+ * Outside systrace (no SYSTRACE_ENV in the environment) it makes no syscall at all.
+ * It uses nothing of libc but getenv: whatever it pulls in is loaded thousands of
+ * times, and each syscall it makes before it is ready is a ptrace stop. */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "gate.h"
+#include "region.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+/* The address of this process's counter slot: the stubs read it on every call. The
+ * tracer sets it (here at CONTROL_READY, in a fork child to the child's own slot). */
+__attribute__((visibility("hidden"))) uint64_t systrace_slot_ptr;
+
+/* Every syscall of the library, at one site the tracer recognises as its own. */
+long systrace_raw_syscall(long nr, long a, long b, long c, long d, long e, long f);
+__asm__(".text\n"
+	".globl systrace_raw_syscall\n"
+	".hidden systrace_raw_syscall\n"
+	".type systrace_raw_syscall,@function\n"
+	"systrace_raw_syscall:\n"
+	"	mov %rdi,%rax\n"
+	"	mov %rsi,%rdi\n"
+	"	mov %rdx,%rsi\n"
+	"	mov %rcx,%rdx\n"
+	"	mov %r8,%r10\n"
+	"	mov %r9,%r8\n"
+	"	mov 8(%rsp),%r9\n"
+	"	syscall\n"
+	"	ret\n"
+	".size systrace_raw_syscall,.-systrace_raw_syscall\n");
+
+static char *format_decimal(char *p, long v)
+{
+	char digits[24];
+	int n = 0;
+
+	do
+		digits[n++] = (char)('0' + v % 10);
+	while ((v /= 10) > 0);
+	while (n)
+		*p++ = digits[--n];
+	return p;
+}
+
+static char *append(char *p, const char *s)
+{
+	while (*s)
+		*p++ = *s++;
+	return p;
+}
+
+static int map_region(const struct systrace_hello *h, uint64_t *base)
+{
+	char path[64], *p = path;
+	long fd, gate, region;
+
+	p = append(p, "/proc/");
+	p = format_decimal(p, h->tracer_pid);
+	p = append(p, "/fd/");
+	p = format_decimal(p, h->region_fd);
+	*p = 0;
+	fd = systrace_raw_syscall(SYS_open, (long)path, O_RDWR | O_CLOEXEC, 0, 0, 0, 0);
+	if (fd < 0)
+		return LIBRARY_REGION_UNREACHABLE;
+	gate = systrace_raw_syscall(SYS_mmap, (long)SYSTRACE_GATE_ADDR, REGION_GATE_SIZE, PROT_READ | PROT_EXEC,
+				    MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+	if (gate != (long)SYSTRACE_GATE_ADDR) {
+		/* a kernel without MAP_FIXED_NOREPLACE takes the address as a hint */
+		if (gate > 0 || gate < -4095)
+			systrace_raw_syscall(SYS_munmap, gate, REGION_GATE_SIZE, 0, 0, 0, 0);
+		systrace_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+		return gate == -12 /* ENOMEM */ ? LIBRARY_REGION_UNREACHABLE : LIBRARY_GATE_TAKEN;
+	}
+	region = systrace_raw_syscall(SYS_mmap, 0, (long)h->region_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	systrace_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (region < 0 && region >= -4095)
+		return LIBRARY_REGION_UNREACHABLE;
+	*base = (uint64_t)region;
+	systrace_slot_ptr = (uint64_t)region + h->slot_offset;
+	return LIBRARY_READY;
+}
+
+__attribute__((constructor)) static void systrace_start(void)
+{
+	struct systrace_hello hello = { 0 };
+	uint64_t base = 0;
+	int status;
+
+	if (!getenv(SYSTRACE_ENV))
+		return;
+	/* not under systrace after all (a stale environment): the kernel says ENOSYS */
+	if (systrace_raw_syscall(SYSTRACE_CONTROL_NR, (long)SYSTRACE_MAGIC, CONTROL_HELLO, (long)&hello, 0, 0, 0) != 0)
+		return;
+	status = hello.status == LIBRARY_READY ? map_region(&hello, &base) : hello.status;
+	systrace_raw_syscall(SYSTRACE_CONTROL_NR, (long)SYSTRACE_MAGIC, CONTROL_READY, status,
+			     (long)&systrace_slot_ptr, (long)base, 0);
+}

@@ -1,0 +1,184 @@
+#include "addr_space.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+struct addr_space *as_new(void)
+{
+	struct addr_space *as = xcalloc(1, sizeof(*as));
+
+	as->refs = 1;
+	as->mem_fd = -1;
+	return as;
+}
+
+struct addr_space *as_fork(const struct addr_space *parent)
+{
+	struct addr_space *as = as_new();
+	const struct site_table *from = &parent->sites;
+
+	for (size_t i = 0; i < from->n; i++) {
+		struct patch *p;
+		struct site_record *s = as_site(as, from->sites[i].addr, &p);
+
+		*s = from->sites[i];
+		*p = parent->patches[i];
+	}
+	if (parent->nareas) {
+		as->areas = xcalloc(parent->nareas, sizeof(*as->areas));
+		memcpy(as->areas, parent->areas, parent->nareas * sizeof(*as->areas));
+		as->nareas = parent->nareas;
+	}
+	as->next_counter = parent->next_counter;
+	as->npatched = parent->npatched;
+	as->slot_ptr = parent->slot_ptr;
+	as->region_base = parent->region_base;
+	as->library_site = parent->library_site;
+	return as;
+}
+
+struct addr_space *as_get(struct addr_space *as)
+{
+	as->refs++;
+	return as;
+}
+
+void as_put(struct addr_space *as)
+{
+	if (!as || --as->refs > 0)
+		return;
+	if (as->mem_fd >= 0)
+		close(as->mem_fd);
+	site_table_free(&as->sites);
+	free(as->patches);
+	free(as->areas);
+	free(as);
+}
+
+struct patch *as_patch_of(struct addr_space *as, const struct site_record *s)
+{
+	size_t i = (size_t)(s - as->sites.sites);
+
+	if (as->sites.n > as->cap_patches) {
+		size_t cap = as->cap_patches ? 2 * as->cap_patches : 16;
+
+		while (cap < as->sites.n)
+			cap *= 2;
+		as->patches = realloc(as->patches, cap * sizeof(*as->patches));
+		if (!as->patches)
+			abort();
+		memset(as->patches + as->cap_patches, 0, (cap - as->cap_patches) * sizeof(*as->patches));
+		as->cap_patches = cap;
+	}
+	return &as->patches[i];
+}
+
+struct site_record *as_site(struct addr_space *as, uint64_t addr, struct patch **patch)
+{
+	size_t before = as->sites.n;
+	struct site_record *s = site_table_get(&as->sites, addr);
+
+	*patch = as_patch_of(as, s);
+	if (as->sites.n != before)
+		(*patch)->counter = -1;
+	return s;
+}
+
+/* Patched, with the patch still in memory. */
+static bool is_patched(const struct addr_space *as, size_t i)
+{
+	return as->patches[i].counter >= 0 && !as->patches[i].stale;
+}
+
+struct site_record *as_site_of_stub_syscall(struct addr_space *as, uint64_t addr)
+{
+	for (size_t i = 0; i < as->sites.n; i++)
+		if (is_patched(as, i) && as->patches[i].stub.slow == addr)
+			return &as->sites.sites[i];
+	return NULL;
+}
+
+struct site_record *as_site_overlapping(struct addr_space *as, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < as->sites.n; i++) {
+		const struct patch_plan *p = &as->patches[i].plan;
+
+		if (is_patched(as, i) && p->start < hi && lo < p->end)
+			return &as->sites.sites[i];
+	}
+	return NULL;
+}
+
+uint64_t as_translate(struct addr_space *as, uint64_t rip)
+{
+	for (size_t i = 0; i < as->sites.n; i++) {
+		const struct patch *p = &as->patches[i];
+
+		if (is_patched(as, i) && rip > p->plan.start && rip < p->plan.end)
+			return stub_translate(&p->plan, &p->stub, rip);
+	}
+	return rip;
+}
+
+static bool within_reach(uint64_t a, uint64_t b)
+{
+	return (a > b ? a - b : b - a) < AS_REACH;
+}
+
+uint64_t as_stub_room(struct addr_space *as, uint64_t lo, uint64_t hi, size_t len)
+{
+	for (size_t i = 0; i < as->nareas; i++) {
+		struct stub_area *a = &as->areas[i];
+		uint64_t at = a->addr + a->used;
+
+		if (a->size - a->used >= len && within_reach(at, lo) && within_reach(at + len, hi))
+			return at;
+	}
+	return 0;
+}
+
+void as_add_area(struct addr_space *as, uint64_t addr, uint64_t size)
+{
+	as->areas = realloc(as->areas, (as->nareas + 1) * sizeof(*as->areas));
+	if (!as->areas)
+		abort();
+	as->areas[as->nareas++] = (struct stub_area){ addr, size, 0 };
+}
+
+void as_stub_taken(struct addr_space *as, uint64_t addr, size_t len)
+{
+	for (size_t i = 0; i < as->nareas; i++) {
+		struct stub_area *a = &as->areas[i];
+
+		if (addr >= a->addr && addr < a->addr + a->size)
+			a->used = (addr + len - a->addr + 15) & ~(uint64_t)15;
+	}
+}
+
+bool as_write(struct addr_space *as, pid_t pid, uint64_t addr, const void *bytes, size_t len)
+{
+	if (as->mem_fd < 0) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+		/* the descriptor holds the memory itself: it stays valid whichever of the
+		 * address space's threads it was opened through exits */
+		as->mem_fd = open(path, O_RDWR | O_CLOEXEC);
+		if (as->mem_fd < 0)
+			return false;
+	}
+	return pwrite(as->mem_fd, bytes, len, (off_t)addr) == (ssize_t)len;
+}

@@ -1,0 +1,408 @@
+#include "library.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <unistd.h>
+
+#include "region.h"
+#include "shared_region.h"
+
+static enum patch_mode mode;
+static char *lib_path, *marker_entry;
+
+static const char *const status_names[LIBRARY_STATUS_COUNT] = {
+	[LIBRARY_READY] = "ready",
+	[LIBRARY_REGION_UNREACHABLE] = "region-unreachable",
+	[LIBRARY_GATE_TAKEN] = "gate-address-taken",
+	[LIBRARY_REGION_FULL] = "region-full",
+};
+static const char *const site_states[LIBRARY_STATUS_COUNT] = {
+	[LIBRARY_READY] = "pending",
+	[LIBRARY_REGION_UNREACHABLE] = "unpatchable:library-region-unreachable",
+	[LIBRARY_GATE_TAKEN] = "unpatchable:library-gate-address-taken",
+	[LIBRARY_REGION_FULL] = "unpatchable:library-region-full",
+};
+
+static char *find_library(void)
+{
+	char exe[4096], *dir, *path;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *const places[] = { "%s/libsystrace.so", "%s/../lib/systrace/libsystrace.so" };
+
+	if (n <= 0)
+		return NULL;
+	exe[n] = 0;
+	dir = strrchr(exe, '/');
+	*dir = 0;
+	for (size_t i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
+		if (asprintf(&path, places[i], exe) < 0)
+			abort();
+		if (access(path, R_OK) == 0) {
+			char *real = realpath(path, NULL);
+
+			free(path);
+			return real;
+		}
+		free(path);
+	}
+	return NULL;
+}
+
+/* Whether an LD_PRELOAD value (separated by colons or spaces) names the library. */
+static bool names_library(const char *value)
+{
+	size_t len = strlen(lib_path);
+
+	for (const char *p = value; *p;) {
+		size_t n = strcspn(p, ": ");
+
+		if (n == len && strncmp(p, lib_path, len) == 0)
+			return true;
+		p += n;
+		p += *p != 0;
+	}
+	return false;
+}
+
+bool library_setup(enum patch_mode m, unsigned region_slots, char *err, size_t errlen)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *value;
+
+	mode = m;
+	if (mode == PATCH_OFF)
+		return true;
+	if (!(lib_path = find_library())) {
+		snprintf(err, errlen, "cannot find libsystrace.so next to the systrace executable "
+			 "(or in ../lib/systrace); without it only --patch=off works");
+		return false;
+	}
+	if (!region_create(region_slots)) {
+		snprintf(err, errlen, "cannot create the shared region (%u slots): %s", region_slots, strerror(errno));
+		return false;
+	}
+	if (old && *old && !names_library(old)) {
+		if (asprintf(&value, "%s:%s", lib_path, old) < 0)
+			abort();
+	} else if (!(value = strdup(old && *old ? old : lib_path))) {
+		abort();
+	}
+	if (asprintf(&marker_entry, "%s=%d", SYSTRACE_ENV, (int)getpid()) < 0)
+		abort();
+	/* for the command itself; its children get it back at every execve */
+	setenv("LD_PRELOAD", value, 1);
+	setenv(SYSTRACE_ENV, marker_entry + strlen(SYSTRACE_ENV) + 1, 1);
+	free(value);
+	return true;
+}
+
+bool library_enabled(void)
+{
+	return mode != PATCH_OFF;
+}
+
+/* Reads the first len bytes of the string at addr (fewer at the end of its mapping). */
+static size_t read_prefix(pid_t pid, uint64_t addr, char *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)addr, len };
+	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+
+	if (n == (ssize_t)len)
+		return len;
+	for (n = 0; (size_t)n < len; n++) {
+		local = (struct iovec){ buf + n, 1 };
+		remote = (struct iovec){ (void *)(addr + n), 1 };
+		if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != 1)
+			break;
+	}
+	return (size_t)n;
+}
+
+/* The environment pointers of an execve, up to its NULL; NULL if unreadable. */
+static uint64_t *read_envp(pid_t pid, uint64_t envp, size_t *count)
+{
+	size_t n = 0, cap = 0;
+	uint64_t *ptrs = NULL;
+
+	for (;;) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			if (cap > (1u << 20) || !(ptrs = realloc(ptrs, cap * sizeof(*ptrs))))
+				goto fail;
+		}
+		if (read_prefix(pid, envp + n * 8, (char *)&ptrs[n], 8) != 8)
+			goto fail;
+		if (!ptrs[n]) {
+			*count = n;
+			return ptrs;
+		}
+		n++;
+	}
+fail:
+	free(ptrs);
+	return NULL;
+}
+
+static bool starts_with(pid_t pid, uint64_t str, const char *prefix)
+{
+	char buf[64];
+	size_t len = strlen(prefix);
+
+	return read_prefix(pid, str, buf, len) == len && memcmp(buf, prefix, len) == 0;
+}
+
+/* The value of the LD_PRELOAD entry at str (cut at 4 KiB). */
+static void read_preload(pid_t pid, uint64_t str, char *value, size_t size)
+{
+	size_t n = read_prefix(pid, str, value, size - 1), skip = strlen("LD_PRELOAD=");
+
+	value[n] = 0;
+	memmove(value, value + skip, n - skip + 1);
+}
+
+void library_on_execve(struct thread *t, bool is_execveat, const uint64_t *args)
+{
+	uint64_t envp = is_execveat ? args[3] : args[2], *old, *ptrs, at, strings;
+	size_t n, kept = 0, slots, len_preload, len_marker, size;
+	bool has_preload = false, has_marker = false;
+	char theirs[4096] = "", *entry;
+	struct user_regs_struct regs;
+
+	if (mode == PATCH_OFF || !(old = read_envp(t->tid, envp, &n)))
+		return;
+	ptrs = malloc((n + 3) * sizeof(*ptrs));
+	if (!ptrs)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		if (starts_with(t->tid, old[i], "LD_PRELOAD=")) {
+			read_preload(t->tid, old[i], theirs, sizeof(theirs));
+			has_preload = names_library(theirs);
+			if (has_preload)
+				ptrs[kept++] = old[i];
+		} else if (starts_with(t->tid, old[i], marker_entry)) {
+			has_marker = true;
+			ptrs[kept++] = old[i];
+		} else {
+			ptrs[kept++] = old[i];
+		}
+	}
+	free(old);
+	if ((has_preload && has_marker) || ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0) {
+		free(ptrs);
+		return;
+	}
+	/* A new environment below the stack pointer (past the red zone): the stack is
+	 * writable there, and if the execve fails the program never looks at it. An
+	 * LD_PRELOAD of the program's own keeps its libraries after ours. */
+	if (asprintf(&entry, "LD_PRELOAD=%s%s%s", lib_path, *theirs ? ":" : "", theirs) < 0)
+		abort();
+	len_preload = strlen(entry) + 1;
+	len_marker = strlen(marker_entry) + 1;
+	slots = kept + 3;
+	size = slots * 8 + len_preload + len_marker;
+	at = (regs.rsp - 128 - size - 64) & ~(uint64_t)15;
+	strings = at + slots * 8;
+	if (!has_preload)
+		ptrs[kept++] = strings;
+	if (!has_marker)
+		ptrs[kept++] = strings + len_preload;
+	while (kept < slots)
+		ptrs[kept++] = 0;
+	{
+		struct iovec local[3] = { { ptrs, slots * 8 }, { entry, len_preload }, { marker_entry, len_marker } };
+		struct iovec remote = { (void *)at, size };
+
+		if (process_vm_writev(t->tid, local, 3, &remote, 1, 0) == (ssize_t)size) {
+			*(is_execveat ? &regs.r10 : &regs.rdx) = at;
+			ptrace(PTRACE_SETREGS, t->tid, 0, &regs);
+		}
+	}
+	free(entry);
+	free(ptrs);
+}
+
+bool library_is_control(long nr, const uint64_t *args)
+{
+	return nr == SYSTRACE_CONTROL_NR && args[0] == SYSTRACE_MAGIC;
+}
+
+/* The call returns ret without reaching the kernel. */
+static void answer(pid_t tid, long ret)
+{
+	struct user_regs_struct regs;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0, &regs) < 0)
+		return;
+	regs.orig_rax = (uint64_t)-1;
+	regs.rax = (uint64_t)ret;
+	ptrace(PTRACE_SETREGS, tid, 0, &regs);
+}
+
+static void on_hello(struct thread *t, uint64_t site, uint64_t reply_addr)
+{
+	struct image *img = t->img;
+	struct systrace_hello hello = { .status = LIBRARY_READY, .tracer_pid = getpid(), .region_fd = region_fd(),
+					.region_size = region_size() };
+	struct iovec local = { &hello, sizeof(hello) }, remote = { (void *)reply_addr, sizeof(hello) };
+
+	img->as->library_site = site;
+	if (img->slot < 0 && (img->slot = region_slot_take()) < 0) {
+		hello.status = LIBRARY_REGION_FULL;
+		img->rec.library = status_names[LIBRARY_REGION_FULL];
+	}
+	if (img->slot >= 0)
+		hello.slot_offset = region_slot_offset(img->slot);
+	answer(t->tid, process_vm_writev(t->tid, &local, 1, &remote, 1, 0) == sizeof(hello) ? 0 : -EFAULT);
+}
+
+static void on_ready(struct thread *t, const uint64_t *args)
+{
+	struct image *img = t->img;
+	uint64_t status = args[2];
+
+	if (status >= LIBRARY_STATUS_COUNT)
+		status = LIBRARY_REGION_UNREACHABLE;
+	img->rec.library = status_names[status];
+	if (status == LIBRARY_READY && img->slot >= 0) {
+		img->ready = true;
+		img->as->slot_ptr = args[3];
+		img->as->region_base = args[4];
+	} else if (img->slot >= 0) {
+		region_slot_release(img->slot);
+		img->slot = -1;
+	}
+	answer(t->tid, 0);
+}
+
+void library_on_control(struct thread *t, uint64_t site, const uint64_t *args)
+{
+	t->img->rec.instrument++;
+	if (args[1] == CONTROL_HELLO && !t->img->ready)
+		on_hello(t, site, args[2]);
+	else if (args[1] == CONTROL_READY && !t->img->ready)
+		on_ready(t, args);
+	else
+		answer(t->tid, -EINVAL);
+}
+
+/* Points the library of the memory img runs in at img's slot. */
+static bool point_at_slot(struct image *img)
+{
+	uint64_t value = img->as->region_base + region_slot_offset(img->slot);
+
+	return as_write(img->as, img->rec.pid, img->as->slot_ptr, &value, sizeof(value));
+}
+
+void library_image_starts(struct image *img, const struct image *creator, bool shares_memory)
+{
+	img->slot = -1;
+	img->rec.library = mode == PATCH_OFF ? "off" : "absent";
+	if (!creator || !creator->as) {
+		img->as = as_new();
+		return;
+	}
+	img->as = shares_memory ? as_get(creator->as) : as_fork(creator->as);
+	img->rec.library = creator->rec.library;
+	if (!creator->ready)
+		return;
+	img->ready = true;
+	if ((img->slot = region_slot_take()) < 0) {
+		if (shares_memory) {
+			/* nothing can be undone in memory the creator runs in: the child's
+			 * in-process calls are counted in its creator's row */
+			return;
+		}
+		/* its copy of the patches goes, with their counts nowhere to go */
+		for (size_t i = 0; i < img->as->sites.n; i++) {
+			const struct patch *p = &img->as->patches[i];
+
+			if (p->counter >= 0)
+				as_write(img->as, img->rec.pid, p->plan.start, p->plan.original, p->plan.end - p->plan.start);
+		}
+		as_put(img->as);
+		img->as = as_new();
+		img->ready = false;
+		img->rec.library = status_names[LIBRARY_REGION_FULL];
+		return;
+	}
+	if (shares_memory) {
+		/* a vfork child: its parent waits until it execs or exits, and gets its
+		 * slot back then */
+		img->lent_slot_ptr = creator->as->region_base + region_slot_offset(creator->slot);
+	}
+	if (!point_at_slot(img)) {
+		region_slot_release(img->slot);
+		img->slot = -1;
+	}
+}
+
+/* Adds the in-process counts of an address space's site to the image's record. */
+static void take_site(struct image *img, const struct site_record *from, uint64_t calls)
+{
+	struct site_record *s = site_table_get(&img->sites, from->addr);
+
+	if (!s->named) {
+		if (s->syscall != SITE_SYSCALL_UNSET)
+			img->unnamed_sites--;
+		s->object = from->object;
+		s->offset = from->offset;
+		s->symbol = from->symbol;
+		s->symbol_offset = from->symbol_offset;
+		s->named = true;
+	}
+	s->syscall = from->syscall;
+	s->inprocess += calls;
+	img->rec.inprocess += calls;
+	if (from->syscall >= 0)
+		img->rec.calls[from->syscall] += calls;
+}
+
+void library_image_ends(struct image *img)
+{
+	struct addr_space *as = img->as;
+
+	if (img->slot >= 0) {
+		const struct region_slot *slot = region_slot(img->slot);
+
+		for (size_t i = 0; i < as->sites.n; i++) {
+			int counter = as->patches[i].counter;
+
+			if (counter >= 0 && slot->site_calls[counter])
+				take_site(img, &as->sites.sites[i], slot->site_calls[counter]);
+		}
+		for (int nr = 0; nr < REGION_NRS; nr++)
+			img->rec.calls[syscall_index(ABI_X86_64, nr)] += slot->nr_calls[nr];
+		img->rec.instrument += slot->instrument;
+		if (img->lent_slot_ptr)
+			as_write(as, img->rec.pid, as->slot_ptr, &img->lent_slot_ptr, sizeof(img->lent_slot_ptr));
+		region_slot_release(img->slot);
+		img->slot = -1;
+	}
+	/* the state of every site the image trapped at */
+	for (size_t i = 0; i < img->sites.n; i++) {
+		struct site_record *s = &img->sites.sites[i];
+		const struct site_record *decided = as ? site_table_find(&as->sites, s->addr) : NULL;
+
+		if (decided)
+			s->state = decided->state ? decided->state : "pending";
+		else if (!s->state)
+			s->state = library_site_state(img);
+	}
+}
+
+const char *library_site_state(const struct image *img)
+{
+	if (mode == PATCH_OFF)
+		return "unpatchable:patching-off";
+	if (img->ready)
+		return "pending";
+	for (int i = 0; i < LIBRARY_STATUS_COUNT; i++)
+		if (img->rec.library == status_names[i])
+			return site_states[i];
+	return "unpatchable:library-absent";
+}

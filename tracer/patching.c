@@ -1,0 +1,475 @@
+#include "patching.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gate.h"
+#include "interned.h"
+#include "objects.h"
+#include "proc_maps.h"
+#include "procfs.h"
+#include "region.h"
+#include "restarts.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+/* Stub memory is mapped this much at a time, near the code it serves. */
+#define AREA_SIZE (64 * 1024)
+/* How long a thread asked to stop may take before the patch waits for another trap. */
+#define STOP_TIMEOUT_NS (100 * 1000 * 1000)
+
+static enum patch_mode mode;
+/* Calls that must stop in the tracer: they change the stack or never return to the
+ * stub (a child would return into it on a stack it does not have), or the tracer
+ * needs their entry (execve: the environment; affinity: placement.c). */
+static const char *const slow_names[] = {
+	"rt_sigreturn", "clone", "clone3", "fork", "vfork", "execve", "execveat",
+	"sched_setaffinity", "sched_getaffinity",
+};
+#define NSLOW (sizeof(slow_names) / sizeof(slow_names[0]))
+static int slow_nrs[NSLOW];
+static const char *slow_states[NSLOW];
+
+/* Statuses of threads stopped for a patch, for the event loop. */
+static struct held { pid_t tid; int status; } *held;
+static size_t nheld, cap_held, next_held;
+
+void patching_setup(enum patch_mode m)
+{
+	char state[64];
+
+	mode = m;
+	for (size_t i = 0; i < NSLOW; i++) {
+		slow_nrs[i] = syscall_index_of(ABI_X86_64, slow_names[i]);
+		snprintf(state, sizeof(state), "unpatchable:syscall-%s", slow_names[i]);
+		slow_states[i] = intern(state);
+	}
+}
+
+static void hold(pid_t tid, int status)
+{
+	struct thread *u = thread_find(tid);
+
+	if (nheld == cap_held) {
+		cap_held = cap_held ? 2 * cap_held : 16;
+		held = realloc(held, cap_held * sizeof(*held));
+		if (!held)
+			abort();
+	}
+	held[nheld++] = (struct held){ tid, status };
+	if (u)
+		u->held = true;
+}
+
+bool patching_take_held(pid_t *tid, int *status)
+{
+	struct thread *u;
+
+	if (next_held == nheld) {
+		next_held = nheld = 0;
+		return false;
+	}
+	*tid = held[next_held].tid;
+	*status = held[next_held].status;
+	next_held++;
+	if ((u = thread_find(*tid)))
+		u->held = false;
+	return true;
+}
+
+static const char *unpatchable(const char *reason)
+{
+	char state[96];
+
+	snprintf(state, sizeof(state), "unpatchable:%s", reason);
+	return intern(state);
+}
+
+/* Decides how the site could be patched; NULL, or the site's unpatchable state. */
+static const char *plan_site(struct thread *t, struct addr_space *as, struct site_record *s, struct patch *p, long nr)
+{
+	struct code_object code;
+	uint8_t window[2 * PATCH_MAX_COVER + 2];
+	const char *reason = objects_code_of(t->tid, s, &code);
+	uint64_t lo, hi;
+
+	if (reason)
+		return unpatchable(reason);
+	lo = s->addr - PATCH_MAX_COVER > code.map_start ? s->addr - PATCH_MAX_COVER : code.map_start;
+	hi = s->addr + 2 + PATCH_MAX_COVER < code.map_end ? s->addr + 2 + PATCH_MAX_COVER : code.map_end;
+	{
+		struct iovec local = { window, hi - lo }, remote = { (void *)lo, hi - lo };
+
+		if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != (ssize_t)(hi - lo))
+			return unpatchable("unreadable-code");
+	}
+	if ((reason = patch_plan_make(code.scan, window, hi - lo, lo - code.bias, s->addr - code.bias, &p->plan)))
+		return unpatchable(reason);
+	p->plan.site += code.bias;
+	p->plan.start += code.bias;
+	p->plan.end += code.bias;
+	if (as_site_overlapping(as, p->plan.start, p->plan.end))
+		return unpatchable("overlaps-patch");
+	if (p->plan.nr >= 0) {
+		if (p->plan.nr != nr)
+			return unpatchable("number-mismatch");
+		for (size_t i = 0; i < NSLOW; i++)
+			if (slow_nrs[i] == syscall_index(ABI_X86_64, nr))
+				return slow_states[i];
+	}
+	s->syscall = p->plan.nr >= 0 ? syscall_index(ABI_X86_64, p->plan.nr) : SITE_SYSCALL_VARIES;
+	return NULL;
+}
+
+/* Makes t, at the seccomp stop of a call, run mmap instead, then puts the call back
+ * to be made again (rip on the syscall instruction). Returns the mapping, 0 if mmap
+ * failed; false in *back when t did not come back from it (killed: held). */
+static uint64_t inject_mmap(struct thread *t, uint64_t addr, uint64_t len, bool *back)
+{
+	struct user_regs_struct saved, regs;
+	int status;
+
+	*back = true;
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &saved) < 0)
+		return 0;
+	regs = saved;
+	regs.orig_rax = SYS_mmap;
+	regs.rdi = addr;
+	regs.rsi = len;
+	regs.rdx = PROT_READ | PROT_EXEC;
+	regs.r10 = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
+	regs.r8 = (uint64_t)-1;
+	regs.r9 = 0;
+	if (ptrace(PTRACE_SETREGS, t->tid, 0, &regs) < 0 || ptrace(PTRACE_SYSCALL, t->tid, 0, 0) < 0)
+		return 0;
+	for (;;) {
+		if (waitpid(t->tid, &status, __WALL) != t->tid)
+			return 0;
+		t->img->rec.ptrace_stops++;
+		/* an interrupt asked for earlier (another patch) comes on its way */
+		if (!WIFSTOPPED(status) || status >> 16 != PTRACE_EVENT_STOP)
+			break;
+		ptrace(PTRACE_SYSCALL, t->tid, 0, 0);
+	}
+	if (!WIFSTOPPED(status) || WSTOPSIG(status) != (SIGTRAP | 0x80)) {
+		hold(t->tid, status);
+		*back = false;
+		return 0;
+	}
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
+		return 0;
+	saved.rip -= 2;
+	saved.rax = saved.orig_rax;
+	ptrace(PTRACE_SETREGS, t->tid, 0, &saved);
+	return (int64_t)regs.rax < 0 && (int64_t)regs.rax >= -4095 ? 0 : regs.rax;
+}
+
+/* Threads that share t's memory, for the protocol of docs/patching.md. */
+struct sharers {
+	struct thread *t;
+	struct addr_space *as;
+	struct thread **list;
+	size_t n, cap;
+};
+
+static void collect_sharer(struct thread *u, void *arg)
+{
+	struct sharers *sh = arg;
+
+	if (u == sh->t || !u->img || u->img->as != sh->as || u->gone || u->exit_event_seen
+	    || u->state != THREAD_RUNNING)
+		return;
+	if (sh->n == sh->cap) {
+		sh->cap = sh->cap ? 2 * sh->cap : 16;
+		sh->list = realloc(sh->list, sh->cap * sizeof(*sh->list));
+		if (!sh->list)
+			abort();
+	}
+	sh->list[sh->n++] = u;
+}
+
+/* Whether a thread that does not stop (blocked where only a fatal signal wakes it: a
+ * vfork parent) is in the kernel with its user rip outside [lo, hi). */
+static bool blocked_outside(pid_t tid, uint64_t lo, uint64_t hi)
+{
+	char path[64], text[256];
+	unsigned long long pc = 0;
+	FILE *f;
+	int fields;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)tid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	fields = fgets(text, sizeof(text), f) != NULL;
+	fclose(f);
+	/* "nr a1 a2 a3 a4 a5 a6 sp pc" inside a syscall; "running" otherwise */
+	if (!fields || strncmp(text, "running", 7) == 0)
+		return false;
+	{
+		const char *last = strrchr(text, ' ');
+
+		if (!last || sscanf(last, " 0x%llx", &pc) != 1)
+			return false;
+	}
+	return pc <= lo || pc >= hi;
+}
+
+/* A thread interrupted inside a traced call enters it again when resumed: that entry
+ * is a restart, not a call. */
+static void note_interrupted_call(struct thread *u)
+{
+	struct user_regs_struct regs;
+
+	if (ptrace(PTRACE_GETREGS, u->tid, 0, &regs) < 0 || (long)regs.orig_rax < 0
+	    || !restart_is_code((long)regs.rax) || regs.rip == SYSTRACE_GATE_SYSCALL_IP)
+		return;
+	u->restart = RESTART_NEXT;
+	u->restart_site = patching_site_of(u, regs.rip - 2);
+	u->restart_nr = (long)regs.orig_rax;
+}
+
+/* Stops every other thread of the address space (PTRACE_INTERRUPT), holding the
+ * status each reports for the event loop. False if one could not be stopped and is
+ * not safely blocked outside the bytes to patch. */
+static bool stop_sharers(struct sharers *sh, const struct patch_plan *plan, bool *stopped)
+{
+	uint64_t deadline = monotonic_ns() + STOP_TIMEOUT_NS;
+	size_t waiting = 0;
+	bool ok = true;
+
+	for (size_t i = 0; i < sh->n; i++) {
+		struct thread *u = sh->list[i];
+
+		stopped[i] = u->held;
+		if (!u->held && ptrace(PTRACE_INTERRUPT, u->tid, 0, 0) == 0)
+			waiting++;
+		else if (!u->held)
+			sh->list[i] = NULL; /* gone: its death report is on its way */
+	}
+	while (waiting) {
+		struct timespec pause = { 0, 20 * 1000 };
+
+		for (size_t i = 0; i < sh->n; i++) {
+			struct thread *u = sh->list[i];
+			int status;
+
+			if (!u || stopped[i] || waitpid(u->tid, &status, __WALL | WNOHANG) != u->tid)
+				continue;
+			hold(u->tid, status);
+			stopped[i] = true;
+			waiting--;
+			if (!WIFSTOPPED(status))
+				sh->list[i] = NULL;
+			else if (status >> 16 == PTRACE_EVENT_STOP)
+				note_interrupted_call(u);
+		}
+		if (waiting && monotonic_ns() > deadline) {
+			for (size_t i = 0; i < sh->n; i++)
+				if (sh->list[i] && !stopped[i] && !blocked_outside(sh->list[i]->tid, plan->start, plan->end))
+					ok = false;
+			break;
+		}
+		if (waiting)
+			nanosleep(&pause, NULL);
+	}
+	return ok;
+}
+
+/* Where a stopped thread must go so as not to run the bytes being patched: its rip,
+ * or its place in the stub; 0 if it cannot go anywhere (or is gone: 1). */
+static uint64_t destination(pid_t tid, const struct patch *p, struct user_regs_struct *regs)
+{
+	if (ptrace(PTRACE_GETREGS, tid, 0, regs) < 0)
+		return 1;
+	return stub_translate(&p->plan, &p->stub, regs->rip);
+}
+
+static bool can_move(pid_t tid, const struct patch *p)
+{
+	struct user_regs_struct regs;
+
+	return destination(tid, p, &regs) != 0;
+}
+
+static void move_out(pid_t tid, const struct patch *p)
+{
+	struct user_regs_struct regs;
+	uint64_t to = destination(tid, p, &regs);
+
+	if (to > 1 && to != regs.rip) {
+		regs.rip = to;
+		ptrace(PTRACE_SETREGS, tid, 0, &regs);
+	}
+}
+
+static void count_sharers(struct thread *u, void *arg)
+{
+	struct sharers *sh = arg;
+
+	if (u != sh->t && u->img && u->img->as == sh->as && !u->gone)
+		sh->n++;
+}
+
+/* Writes the stub and the jump: in safe mode with every other thread of the memory
+ * stopped, and each thread that stands in the bytes being replaced moved to its
+ * place in the stub. False if the site must wait for a later trap. */
+static bool write_patch(struct thread *t, struct addr_space *as, struct patch *p, const uint8_t *stub, size_t len,
+			const uint8_t *jump)
+{
+	struct sharers sh = { .t = t, .as = as };
+	bool ok = true, *stopped = NULL;
+
+	if (mode == PATCH_SINGLE) {
+		tasks_for_each_thread(count_sharers, &sh);
+		if (sh.n)
+			return false;
+	} else if (mode == PATCH_SAFE) {
+		tasks_for_each_thread(collect_sharer, &sh);
+		stopped = calloc(sh.n ? sh.n : 1, sizeof(*stopped));
+		if (!stopped)
+			abort();
+		ok = stop_sharers(&sh, &p->plan, stopped);
+	}
+	for (size_t i = 0; ok && i < sh.n && stopped; i++)
+		if (sh.list[i] && stopped[i])
+			ok = can_move(sh.list[i]->tid, p);
+	ok = ok && can_move(t->tid, p)
+	     /* the stub before the jump to it, and only then threads into it */
+	     && as_write(as, t->tid, p->stub.addr, stub, len)
+	     && as_write(as, t->tid, p->plan.start, jump, p->plan.end - p->plan.start);
+	if (ok) {
+		for (size_t i = 0; i < sh.n && stopped; i++)
+			if (sh.list[i] && stopped[i])
+				move_out(sh.list[i]->tid, p);
+		move_out(t->tid, p);
+	}
+	free(sh.list);
+	free(stopped);
+	return ok;
+}
+
+/* Maps stub memory near the site by making t call mmap; t then makes its own call
+ * again. False when t is gone. */
+static bool map_area(struct thread *t, struct addr_space *as, struct site_record *s, const struct patch *p)
+{
+	uint64_t at, got = 0;
+	bool back = true;
+
+	if (proc_maps_gap_near(t->tid, p->plan.start, p->plan.end, AREA_SIZE, AS_REACH, &at))
+		got = inject_mmap(t, at, AREA_SIZE, &back);
+	if (got == at && got)
+		as_add_area(as, at, AREA_SIZE);
+	else
+		s->state = unpatchable("no-room-for-stub");
+	return back;
+}
+
+static enum patch_result apply(struct thread *t, struct addr_space *as, struct site_record *s, struct patch *p)
+{
+	uint8_t stub[STUB_MAX_LEN], jump[PATCH_MAX_COVER];
+	const struct stub_config cfg = {
+		.gate = SYSTRACE_GATE_ADDR,
+		.slot_ptr = as->slot_ptr,
+		.site_counter = (int32_t)(offsetof(struct region_slot, site_calls) + 8 * (size_t)as->next_counter),
+		.nr_counters = (int32_t)offsetof(struct region_slot, nr_calls),
+		.nr_limit = REGION_NRS,
+		.slow_nrs = slow_nrs,
+		.nslow = NSLOW,
+	};
+	uint64_t at = as_stub_room(as, p->plan.start, p->plan.end, STUB_MAX_LEN);
+	size_t len;
+
+	if (as->next_counter >= REGION_SLOT_SITES) {
+		s->state = unpatchable("counters-full");
+		return PATCH_RESUME;
+	}
+	if (!at) {
+		if (!map_area(t, as, s, p))
+			return PATCH_HELD;
+		t->reissued = true;
+		return PATCH_REISSUE;
+	}
+	len = stub_build(&p->plan, &cfg, at, stub, sizeof(stub), &p->stub);
+	if (!len || !patch_bytes(&p->plan, at, jump)) {
+		s->state = unpatchable("stub-out-of-reach");
+		return PATCH_RESUME;
+	}
+	if (!write_patch(t, as, p, stub, len, jump))
+		return PATCH_RESUME; /* pending: a later trap tries again */
+	as_stub_taken(as, at, len);
+	p->counter = as->next_counter++;
+	as->npatched++;
+	s->state = "patched";
+	return PATCH_RESUME;
+}
+
+enum patch_result patching_on_call(struct thread *t, uint64_t site, long nr)
+{
+	struct addr_space *as = t->img->as;
+	struct site_record *s;
+	struct patch *p;
+
+	if (mode == PATCH_OFF || !t->img->ready || site == as->library_site)
+		return PATCH_RESUME;
+	s = as_site(as, site, &p);
+	if (s->state) {
+		/* a trap at a patched site: a thread that was already past the jump, or
+		 * the code was replaced (dlclose, a rewrite), when the jump is gone */
+		if (p->counter >= 0 && p->plan.shape == PATCH_AFTER)
+			p->stale = true;
+		return PATCH_RESUME;
+	}
+	if (!p->planned) {
+		const char *state = plan_site(t, as, s, p, nr);
+
+		p->planned = true;
+		if (state) {
+			s->state = state;
+			return PATCH_RESUME;
+		}
+	}
+	return apply(t, as, s, p);
+}
+
+uint64_t patching_site_of(struct thread *t, uint64_t site)
+{
+	struct addr_space *as = t->img ? t->img->as : NULL;
+
+	for (size_t i = 0; as && i < as->nareas; i++) {
+		if (site >= as->areas[i].addr && site < as->areas[i].addr + as->areas[i].size) {
+			struct site_record *s = as_site_of_stub_syscall(as, site);
+
+			return s ? s->addr : site;
+		}
+	}
+	return site;
+}
+
+void patching_on_sigreturn(struct thread *t, uint64_t stack_pointer)
+{
+	struct addr_space *as = t->img->as;
+	uint64_t rip, to;
+	struct iovec local = { &rip, 8 }, remote = { (void *)(stack_pointer + SIGFRAME_RIP), 8 };
+
+	if (!as || !as->npatched || process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != 8)
+		return;
+	to = as_translate(as, rip);
+	if (to && to != rip) {
+		local.iov_base = &to;
+		process_vm_writev(t->tid, &local, 1, &remote, 1, 0);
+	}
+}

@@ -1,0 +1,35 @@
+/* Patching the sites of running processes (the protocol is in docs/patching.md):
+ * after a trapped call in an image whose library is ready, its site is planned
+ * (patcher/), a stub is written near it, and the jump over it, with every thread
+ * that shares the memory stopped (--patch=safe), none (unsafe), or only when there
+ * is no other (single). */
+#ifndef SYSTRACE_PATCHING_H
+#define SYSTRACE_PATCHING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "options.h"
+#include "tasks.h"
+
+enum patch_result {
+	PATCH_RESUME,  /* go on as usual */
+	PATCH_REISSUE, /* t made an mmap for stub room and makes its own call again:
+	                  resume it with PTRACE_CONT; that entry is not a new call */
+	PATCH_HELD,    /* t did not come back (killed): its status waits in the queue */
+};
+
+void patching_setup(enum patch_mode mode);
+/* After the trapped call of t (syscall number nr, x86_64) at site has been counted. */
+enum patch_result patching_on_call(struct thread *t, uint64_t site, long nr);
+/* The original site of a trap at a stub's own syscall (a call whose number must stop
+ * in the tracer, or a restart), else site itself. */
+uint64_t patching_site_of(struct thread *t, uint64_t site);
+/* At t's rt_sigreturn: a frame that returns into patched bytes (the signal came
+ * before the patch) returns into the stub instead. */
+void patching_on_sigreturn(struct thread *t, uint64_t stack_pointer);
+/* Statuses of other threads collected while they were stopped for a patch, to be
+ * handled as if waitpid had just returned them; false when there are none. */
+bool patching_take_held(pid_t *tid, int *status);
+
+#endif

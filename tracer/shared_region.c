@@ -1,0 +1,103 @@
+#include "shared_region.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x10U
+#endif
+
+static int fd = -1;
+static uint8_t *base;
+static uint64_t size;
+static unsigned nslots;
+static int *free_slots, nfree;
+static bool said_full;
+
+bool region_create(unsigned slots)
+{
+	/* the gate page is mapped executable: say so where vm.memfd_noexec asks */
+	fd = memfd_create("systrace-region", MFD_CLOEXEC | MFD_EXEC);
+	if (fd < 0 && errno == EINVAL)
+		fd = memfd_create("systrace-region", MFD_CLOEXEC);
+	if (fd < 0)
+		return false;
+	size = REGION_GATE_SIZE + (uint64_t)slots * REGION_SLOT_SIZE;
+	if (ftruncate(fd, (off_t)size) < 0)
+		goto fail;
+	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED)
+		goto fail;
+	/* the gate: syscall; ret, then traps */
+	memset(base, 0xcc, REGION_GATE_SIZE);
+	memcpy(base, "\x0f\x05\xc3", 3);
+	free_slots = malloc(slots * sizeof(*free_slots));
+	if (!free_slots)
+		abort();
+	nslots = slots;
+	for (unsigned i = 0; i < slots; i++)
+		free_slots[nfree++] = (int)(slots - 1 - i);
+	return true;
+fail:
+	close(fd);
+	fd = -1;
+	return false;
+}
+
+int region_fd(void)
+{
+	return fd;
+}
+
+uint64_t region_size(void)
+{
+	return size;
+}
+
+uint64_t region_slot_offset(int slot)
+{
+	return REGION_GATE_SIZE + (uint64_t)slot * REGION_SLOT_SIZE;
+}
+
+struct region_slot *region_slot(int slot)
+{
+	return (struct region_slot *)(base + region_slot_offset(slot));
+}
+
+int region_slot_take(void)
+{
+	int slot;
+
+	if (!nfree) {
+		if (!said_full)
+			fprintf(stderr, "systrace: warning: the shared region is full (%u process slots): "
+					"further processes stay on the ptrace path (see --region-slots)\n", nslots);
+		said_full = true;
+		return -1;
+	}
+	slot = free_slots[--nfree];
+	memset(region_slot(slot), 0, REGION_SLOT_SIZE);
+	return slot;
+}
+
+void region_slot_release(int slot)
+{
+	free_slots[nfree++] = slot;
+}
+
+void region_destroy(void)
+{
+	if (base)
+		munmap(base, size);
+	if (fd >= 0)
+		close(fd);
+	free(free_slots);
+	base = NULL;
+	fd = -1;
+	free_slots = NULL;
+	nfree = 0;
+}
