@@ -17,7 +17,7 @@ static const char *const processes_header[] = {
 	"pid", "image", "ppid", "exe", "start_ns", "end_ns", "syscalls", "early", "ptraced",
 	"inprocess", "sites_patched", "exit", "user_ns", "sys_ns", "instructions", "cycles",
 	"threads", "forks", "vforks", "execs", "exits", "sites", "sites_unpatchable",
-	"instrument_syscalls", "ptrace_stops", "wall_ns", "restarted", NULL
+	"instrument_syscalls", "ptrace_stops", "wall_ns", "restarted", "library", NULL
 };
 static const char *const syscalls_header[] = {
 	"pid", "image", "syscall", "calls", "errors", "abi", NULL
@@ -138,6 +138,7 @@ static void write_process_row(struct csv_writer *w, const struct image_record *i
 	csv_u64(w, img->ptrace_stops);
 	csv_u64(w, img->end_ns - img->start_ns);
 	csv_u64(w, img->restarted);
+	csv_str(w, img->library ? img->library : "");
 	csv_end_row(w);
 }
 

@@ -9,6 +9,7 @@
 	X(syscalls) X(syscalls_early) X(syscalls_ptraced) X(syscalls_inprocess) \
 	X(instrument_syscalls) X(processes) X(forks) X(vforks) X(threads) X(execs) \
 	X(exits) X(sites) X(sites_patched) X(sites_unpatchable) X(ptrace_stops) X(syscalls_restarted) \
+	X(processes_library_ready) X(processes_without_library) \
 	X(wall_ns) X(tracer_cpu_ns) X(tracer_maxrss_kb)
 
 uint64_t image_sites_in_state(const struct image_record *r, const char *state_prefix)
@@ -39,6 +40,10 @@ void totals_add_image(struct totals *t, const struct image_record *r)
 	t->sites_unpatchable += image_sites_in_state(r, "unpatchable");
 	t->ptrace_stops += r->ptrace_stops;
 	t->syscalls_restarted += r->restarted;
+	if (r->library && strcmp(r->library, "ready") == 0)
+		t->processes_library_ready++;
+	else if (r->library && strcmp(r->library, "off") != 0)
+		t->processes_without_library++;
 }
 
 void percent_pair(uint64_t part, uint64_t total, unsigned *hundredths, unsigned *rest)

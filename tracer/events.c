@@ -224,7 +224,7 @@ static void on_seccomp(struct thread *t)
 		count_call(img, idx, site);
 	}
 	if (abi == ABI_X86_64)
-		patched = patching_on_call(t, site, (long)info.seccomp.nr);
+		patched = patching_on_call(t, site, site != info.instruction_pointer - 2, (long)info.seccomp.nr);
 	if (patched == PATCH_HELD)
 		return;
 	resume(t->tid, patched == PATCH_REISSUE ? PTRACE_CONT : affinity_resume(t, abi, idx, info.seccomp.args), 0);

@@ -417,7 +417,7 @@ static enum patch_result apply(struct thread *t, struct addr_space *as, struct s
 	return PATCH_RESUME;
 }
 
-enum patch_result patching_on_call(struct thread *t, uint64_t site, long nr)
+enum patch_result patching_on_call(struct thread *t, uint64_t site, bool at_stub, long nr)
 {
 	struct addr_space *as = t->img->as;
 	struct site_record *s;
@@ -429,7 +429,7 @@ enum patch_result patching_on_call(struct thread *t, uint64_t site, long nr)
 	if (s->state) {
 		/* a trap at a patched site: a thread that was already past the jump, or
 		 * the code was replaced (dlclose, a rewrite), when the jump is gone */
-		if (p->counter >= 0 && p->plan.shape == PATCH_AFTER)
+		if (p->counter >= 0 && p->plan.shape == PATCH_AFTER && !at_stub)
 			p->stale = true;
 		return PATCH_RESUME;
 	}

@@ -20,8 +20,9 @@ enum patch_result {
 };
 
 void patching_setup(enum patch_mode mode);
-/* After the trapped call of t (syscall number nr, x86_64) at site has been counted. */
-enum patch_result patching_on_call(struct thread *t, uint64_t site, long nr);
+/* After the trapped call of t (syscall number nr, x86_64) at site has been counted;
+ * at_stub: it trapped at the site's stub (see patching_site_of). */
+enum patch_result patching_on_call(struct thread *t, uint64_t site, bool at_stub, long nr);
 /* The original site of a trap at a stub's own syscall (a call whose number must stop
  * in the tracer, or a restart), else site itself. */
 uint64_t patching_site_of(struct thread *t, uint64_t site);
