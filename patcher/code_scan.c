@@ -99,8 +99,11 @@ void code_scan_finish(struct code_scan *s)
 {
 	size_t kept = 0, j = 0;
 
-	qsort(s->syscalls, s->nsyscalls, sizeof(*s->syscalls), by_syscall_addr);
-	qsort(s->targets, s->ntargets, sizeof(*s->targets), by_value);
+	/* qsort may not be given the NULL of an empty list */
+	if (s->nsyscalls)
+		qsort(s->syscalls, s->nsyscalls, sizeof(*s->syscalls), by_syscall_addr);
+	if (s->ntargets)
+		qsort(s->targets, s->ntargets, sizeof(*s->targets), by_value);
 	/* both sorted: j walks to the first syscall not too far below each target */
 	for (size_t i = 0; i < s->ntargets; i++) {
 		uint64_t t = s->targets[i];
@@ -135,10 +138,12 @@ bool code_scan_object(struct code_scan *s, int fd, const struct elf_object *o)
 		any = true;
 	}
 	elf_end(elf);
+	if (!any)
+		return false;
 	for (size_t i = 0; i < o->nsymbols; i++)
 		code_scan_add_target(s, o->symbols[i].addr);
 	code_scan_finish(s);
-	return any;
+	return true;
 }
 
 const struct scanned_syscall *code_scan_find(const struct code_scan *s, uint64_t addr)

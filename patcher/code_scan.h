@@ -30,14 +30,17 @@ struct code_scan {
 	size_t ntargets, cap_targets;
 };
 
-/* Sweeps one executable range: len bytes that sit at address vaddr. */
+/* Sweeps one executable range: len bytes that sit at address vaddr. s starts zeroed.
+ * An undecodable byte is skipped, and the instructions before it are not kept as
+ * prev[] of a later syscall. */
 void code_scan_add(struct code_scan *s, const uint8_t *code, size_t len, uint64_t vaddr);
 /* A place reached from elsewhere that the sweep cannot see (a function start). */
 void code_scan_add_target(struct code_scan *s, uint64_t vaddr);
 /* Sorts and drops the targets that are not near a syscall; call after the last add. */
 void code_scan_finish(struct code_scan *s);
 /* Sweeps every executable section of the ELF object open on fd, adds the starts of
- * o's function symbols as targets, and finishes. False if it has no code. */
+ * o's function symbols as targets, and finishes. s is reset first. False (and s
+ * empty) if it has no code. */
 bool code_scan_object(struct code_scan *s, int fd, const struct elf_object *o);
 const struct scanned_syscall *code_scan_find(const struct code_scan *s, uint64_t addr);
 /* Whether a branch target or function start lies strictly between lo and hi. */

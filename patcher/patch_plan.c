@@ -110,7 +110,7 @@ static int number_set_by(const struct window *w, uint64_t addr, uint64_t site)
 		memcpy(&imm, b + 3, 4);
 		return imm >= 0 ? imm : -1;
 	}
-	if (b[n - 1] == 0xc0 && (b[n - 2] == 0x31 || b[n - 2] == 0x33) && (n == 2 || (n == 3 && b[0] == 0x48)))
+	if ((n == 2 || (n == 3 && b[0] == 0x48)) && (b[n - 2] == 0x31 || b[n - 2] == 0x33) && b[n - 1] == 0xc0)
 		return 0;
 	return -1;
 }

@@ -36,7 +36,16 @@ struct patch_plan {
  * (what memory holds now) starting at code_addr, at least PATCH_MAX_COVER bytes on
  * each side of the site where the object has them; scan is the object's sweep in the
  * same address space. Returns NULL with *plan filled, or why the site cannot be
- * patched: a short static word for sites.csv's unpatchable:<reason>. */
+ * patched: a short static word for sites.csv's unpatchable:<reason>. PATCH_BEFORE is
+ * tried first; when PATCH_AFTER is refused too, the reason is BEFORE's:
+ *   not-a-syscall  no 0f 05 at site in code, or the sweep found no syscall there;
+ *   decode         code does not hold, or does not decode to, the instructions the
+ *                  sweep found;
+ *   control-flow   a branch, call, return, interrupt or syscall would be covered;
+ *   rip-relative   a covered instruction addresses memory relative to rip;
+ *   branch-target  a branch target or function start lies strictly inside;
+ *   too-short      fewer than PATCH_JMP_LEN bytes can be taken (the code before the
+ *                  syscall is not known far enough, or it ends soon after it). */
 const char *patch_plan_make(const struct code_scan *scan, const uint8_t *code, size_t len,
 			    uint64_t code_addr, uint64_t site, struct patch_plan *plan);
 

@@ -47,7 +47,9 @@ struct stub_layout {
 };
 
 /* Builds the stub for plan, to sit at stub_addr, into out (cap bytes). Returns its
- * length, or 0 when it does not fit or a jump would not reach (beyond +-2 GiB). */
+ * length, or 0 when it does not fit or a jump would not reach (beyond +-2 GiB); also 0
+ * when plan's fixed number is in slow_nrs (such a site must stay traced) and, for a
+ * run-time number, when nr_limit exceeds INT32_MAX (it is compared as an imm32). */
 size_t stub_build(const struct patch_plan *plan, const struct stub_config *cfg, uint64_t stub_addr,
 		  uint8_t *out, size_t cap, struct stub_layout *layout);
 /* The plan->end - plan->start bytes that replace the covered ones: a jmp to the

@@ -12,6 +12,9 @@ Suite *elf_object_suite(void);
 Suite *filter_suite(void);
 Suite *options_suite(void);
 Suite *proc_maps_suite(void);
+Suite *code_scan_suite(void);
+Suite *patch_plan_suite(void);
+Suite *stub_suite(void);
 
 /* A one-test-case suite, the common shape here. */
 Suite *single_case_suite(const char *name, const TTest *const *tests);
