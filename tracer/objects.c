@@ -11,6 +11,7 @@
 #include "elf_object.h"
 #include "interned.h"
 #include "proc_maps.h"
+#include "scan_cache.h"
 
 struct object {
 	dev_t dev;
@@ -123,8 +124,20 @@ void objects_name_site(pid_t tid, struct site_record *s)
 	s->named = true;
 }
 
+/* Sweeps of objects with a build-id are kept between runs (patcher/scan_cache.h). */
+static char *cache_dir;
+static bool cache_dir_known;
+
 static const struct code_scan *scan_of(pid_t tid, const struct map_entry *e, struct object *o)
 {
+	const char *id = o->elf.build_id;
+
+	if (!cache_dir_known) {
+		cache_dir = scan_cache_dir();
+		cache_dir_known = true;
+	}
+	if (o->scanned == SCAN_NOT_YET && *id && cache_dir && scan_cache_load(cache_dir, id, &o->scan))
+		o->scanned = SCAN_DONE;
 	if (o->scanned == SCAN_NOT_YET) {
 		char via[96];
 		struct stat st;
@@ -134,6 +147,8 @@ static const struct code_scan *scan_of(pid_t tid, const struct map_entry *e, str
 		o->scanned = fd >= 0 && code_scan_object(&o->scan, fd, &o->elf) ? SCAN_DONE : SCAN_FAILED;
 		if (fd >= 0)
 			close(fd);
+		if (o->scanned == SCAN_DONE && *id && cache_dir)
+			scan_cache_store(cache_dir, id, &o->scan);
 	}
 	return o->scanned == SCAN_DONE ? &o->scan : NULL;
 }
@@ -176,6 +191,9 @@ void objects_end(void)
 
 void objects_free_all(void)
 {
+	free(cache_dir);
+	cache_dir = NULL;
+	cache_dir_known = false;
 	for (size_t b = 0; b < OBJECT_BUCKETS; b++) {
 		while (buckets[b]) {
 			struct object *o = buckets[b];
