@@ -53,10 +53,31 @@ static void emit_jump(struct emitter *e, const uint8_t *opcode, size_t n, uint64
 
 static const uint8_t JMP[] = { 0xe9 }, JAE[] = { 0x0f, 0x83 }, JE[] = { 0x0f, 0x84 };
 
-/* Where the forward jumps of the stub land, as offsets in it. */
+/* Where the forward jumps of the stub land, and where its count triples are, as
+ * offsets in it. */
 struct stub_marks {
 	size_t slow_pop, slow;
+	size_t count_from[2], count_to[2];
+	unsigned ncounts;
 };
+
+/* Adds 1 to the 8 bytes at %gs:disp, or at %gs:disp(,%rax,8) when indexed: a load,
+ * a lea and a store on r11, neither locked nor touching the flags. */
+static void emit_count(struct emitter *e, int32_t disp, bool indexed, struct stub_marks *m)
+{
+	uint8_t sib = indexed ? 0xc5 : 0x25; /* (,%rax,8) + disp32 : disp32 alone */
+
+	m->count_from[m->ncounts] = e->len;
+	EMIT(e, 0x65, 0x4c, 0x8b, 0x1c, sib); /* mov %gs:disp(...),%r11 */
+	emit_u32(e, (uint32_t)disp);
+	EMIT(e, 0x4d, 0x8d, 0x5b, 0x01);      /* lea 1(%r11),%r11 */
+	EMIT(e, 0x65, 0x4c, 0x89, 0x1c, sib); /* mov %r11,%gs:disp(...) */
+	emit_u32(e, (uint32_t)disp);
+	m->count_to[m->ncounts++] = e->len;
+}
+
+static const uint8_t LEA_RSP_DOWN[] = { 0x48, 0x8d, 0x64, 0x24, 0x80 },            /* lea -0x80(%rsp),%rsp */
+	LEA_RSP_UP[] = { 0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00 }; /* lea 0x80(%rsp),%rsp */
 
 /* The layout of stub.h. Every encoding has a fixed size, so a first pass learns the
  * marks that the second needs. */
@@ -66,11 +87,12 @@ static void emit_stub(struct emitter *e, const struct patch_plan *plan, const st
 	bool runtime_nr = plan->nr < 0;
 	uint64_t back = plan->shape == PATCH_BEFORE ? plan->site + 2 : plan->end;
 
+	m->ncounts = 0;
 	if (plan->shape == PATCH_BEFORE)
 		emit(e, plan->original, plan->end - plan->start);
-	EMIT(e, 0x48, 0x8d, 0x64, 0x24, 0x80); /* lea -0x80(%rsp),%rsp */
-	EMIT(e, 0x9c);                         /* pushfq */
 	if (runtime_nr) {
+		emit(e, LEA_RSP_DOWN, sizeof(LEA_RSP_DOWN));
+		EMIT(e, 0x9c);       /* pushfq */
 		EMIT(e, 0x48, 0x3d); /* cmp $nr_limit,%rax */
 		emit_u32(e, cfg->nr_limit);
 		emit_jump(e, JAE, sizeof(JAE), e->addr + m->slow_pop);
@@ -79,26 +101,22 @@ static void emit_stub(struct emitter *e, const struct patch_plan *plan, const st
 			emit_u32(e, (uint32_t)cfg->slow_nrs[i]);
 			emit_jump(e, JE, sizeof(JE), e->addr + m->slow_pop);
 		}
+		emit_count(e, cfg->site_counter, false, m);
+		emit_count(e, cfg->nr_counters, true, m);
+		EMIT(e, 0x9d); /* popfq */
+	} else {
+		emit_count(e, cfg->site_counter, false, m);
+		emit(e, LEA_RSP_DOWN, sizeof(LEA_RSP_DOWN));
 	}
-	EMIT(e, 0x49, 0xbb); /* movabs $slot_ptr,%r11 */
-	emit_u64(e, cfg->slot_ptr);
-	EMIT(e, 0x4d, 0x8b, 0x1b);       /* mov (%r11),%r11 */
-	EMIT(e, 0xf0, 0x49, 0xff, 0x83); /* lock incq site_counter(%r11) */
-	emit_u32(e, (uint32_t)cfg->site_counter);
-	if (runtime_nr) {
-		EMIT(e, 0xf0, 0x49, 0xff, 0x84, 0xc3); /* lock incq nr_counters(%r11,%rax,8) */
-		emit_u32(e, (uint32_t)cfg->nr_counters);
-	}
-	EMIT(e, 0x9d);       /* popfq */
 	EMIT(e, 0x49, 0xbb); /* movabs $gate,%r11 */
 	emit_u64(e, cfg->gate);
-	EMIT(e, 0x41, 0xff, 0xd3);                         /* call *%r11 */
-	EMIT(e, 0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00); /* lea 0x80(%rsp),%rsp */
+	EMIT(e, 0x41, 0xff, 0xd3); /* call *%r11 */
+	emit(e, LEA_RSP_UP, sizeof(LEA_RSP_UP));
 	emit_jump(e, JMP, sizeof(JMP), e->addr + m->slow + 2);
 	if (runtime_nr) {
 		m->slow_pop = e->len;
-		EMIT(e, 0x9d);                                     /* popfq */
-		EMIT(e, 0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00); /* lea 0x80(%rsp),%rsp */
+		EMIT(e, 0x9d); /* popfq */
+		emit(e, LEA_RSP_UP, sizeof(LEA_RSP_UP));
 	}
 	m->slow = e->len;
 	EMIT(e, 0x0f, 0x05); /* syscall */
@@ -118,7 +136,7 @@ static bool is_slow(const struct stub_config *cfg, int nr)
 size_t stub_build(const struct patch_plan *plan, const struct stub_config *cfg, uint64_t stub_addr,
 		  uint8_t *out, size_t cap, struct stub_layout *layout)
 {
-	struct stub_marks m = { 0, 0 };
+	struct stub_marks m = { 0 };
 	struct emitter e;
 
 	/* a fixed number has no dispatch; the bound is compared as a sign-extended imm32 */
@@ -130,7 +148,12 @@ size_t stub_build(const struct patch_plan *plan, const struct stub_config *cfg, 
 	}
 	if (e.full || e.far)
 		return 0;
-	*layout = (struct stub_layout){ stub_addr, e.len, stub_addr + m.slow, stub_addr + m.slow + 2 };
+	*layout = (struct stub_layout){ .addr = stub_addr, .len = e.len, .slow = stub_addr + m.slow,
+					.after = stub_addr + m.slow + 2, .ncounts = m.ncounts };
+	for (unsigned i = 0; i < m.ncounts; i++) {
+		layout->count_from[i] = stub_addr + m.count_from[i];
+		layout->count_to[i] = stub_addr + m.count_to[i];
+	}
 	return e.len;
 }
 
@@ -160,4 +183,12 @@ uint64_t stub_translate(const struct patch_plan *plan, const struct stub_layout 
 	if (plan->shape == PATCH_BEFORE)
 		return layout->addr + (rip - plan->start);
 	return layout->after + (rip - (plan->site + 2));
+}
+
+uint64_t stub_rewind(const struct stub_layout *layout, uint64_t rip)
+{
+	for (unsigned i = 0; i < layout->ncounts && i < 2; i++)
+		if (layout->count_from[i] < rip && rip < layout->count_to[i])
+			return layout->count_from[i];
+	return rip;
 }

@@ -1,23 +1,45 @@
 /* The stub a patched site jumps to, and the bytes of the patch itself. The stub runs
- * the covered instructions, counts the call in the process's counter slot and makes it
- * through the gate, without touching the red zone, any register the kernel keeps
- * (all but rax, rcx, r11), rflags or the vector registers:
+ * the covered instructions, counts the call in the calling thread's own counter block
+ * and makes it through the gate, without touching the red zone, any register the
+ * kernel keeps (all but rax, rcx, r11), rflags or the vector registers.
+ *
+ * The counter block of a thread is addressed through the %gs segment base, which the
+ * tracer sets for every thread to that thread's block (glibc leaves gs unused on
+ * x86-64). Only the thread itself writes its block, so an increment needs neither a
+ * lock nor the flags: a load, a lea (flag-free) and a store on r11, which the syscall
+ * clobbers anyway. A fixed number does not touch rflags at all; a run-time number
+ * saves them around its checks. (A `lock incq` behind pushfq/popfq cost ~40 ns a
+ * call; this path aims at ~14 ns.)
  *
  *     <covered instructions before the syscall>       (PATCH_BEFORE)
- *     lea -128(%rsp),%rsp ; pushfq                   step over the red zone
- *     [run-time number: numbers >= nr_limit or in slow_nrs pop and go to slow]
- *     movabs $slot_ptr,%r11 ; mov (%r11),%r11        this process's slot
- *     lock incq site_counter(%r11)
- *     [run-time number: lock incq nr_counters(%r11,%rax,8)]
- *     popfq ; movabs $gate,%r11 ; call *%r11          syscall; ret at the gate
+ *   fixed number (plan->nr >= 0):
+ *     mov %gs:site_counter,%r11                        count: load
+ *     lea 1(%r11),%r11                                        add
+ *     mov %r11,%gs:site_counter                               store
+ *     lea -128(%rsp),%rsp                              step over the red zone
+ *     movabs $gate,%r11 ; call *%r11                   syscall; ret at the gate
  *     lea 128(%rsp),%rsp ; jmp after
- *   slow_pop: popfq ; lea 128(%rsp),%rsp             (run-time number only)
+ *   run-time number (plan->nr == -1):
+ *     lea -128(%rsp),%rsp ; pushfq
+ *     cmp $nr_limit,%rax ; jae slow_pop                numbers >= nr_limit,
+ *     [cmp $n,%eax ; je slow_pop]  for each slow n     and the slow ones: traced
+ *     count site_counter (load, add, store as above)
+ *     count nr_counters(,%rax,8) (load, add, store)
+ *     popfq ; movabs $gate,%r11 ; call *%r11
+ *     lea 128(%rsp),%rsp ; jmp after
+ *   slow_pop: popfq ; lea 128(%rsp),%rsp
  *   slow:  syscall                                   stops in the tracer
  *   after: <covered instructions after the syscall>  (PATCH_AFTER)
  *     jmp <back: site + 2, or end>
  *
  * `slow` is 2 bytes before `after`, so a call restarted there after a signal (the
- * kernel moves rip back by 2) enters the traced syscall again. */
+ * kernel moves rip back by 2) enters the traced syscall again.
+ *
+ * Counts are exact: a thread only ever writes its own block, and the one thing that
+ * can come between a load and its store on the same thread is a signal handler. The
+ * tracer sees every signal before its delivery and moves an interrupted thread's rip
+ * back to the load (stub_rewind) first; the handler's own calls at this site then
+ * land in memory before the load reads it again. */
 #ifndef SYSTRACE_STUB_H
 #define SYSTRACE_STUB_H
 
@@ -31,9 +53,9 @@
 
 struct stub_config {
 	uint64_t gate;             /* address of the gate's `syscall; ret` */
-	uint64_t slot_ptr;         /* address of the process's pointer to its counter slot */
-	int32_t site_counter;      /* byte offset of this site's counter in the slot */
-	int32_t nr_counters;       /* byte offset of the per-number counters (8 bytes each) */
+	int32_t site_counter;      /* byte offset of this site's counter in a thread's block,
+	                              i.e. its %gs-relative displacement */
+	int32_t nr_counters;       /* byte offset there of the per-number counters (8 bytes each) */
 	uint32_t nr_limit;         /* run-time numbers at or above it take the slow path */
 	const int *slow_nrs;       /* run-time numbers that must stop in the tracer */
 	size_t nslow;
@@ -44,6 +66,11 @@ struct stub_layout {
 	size_t len;
 	uint64_t slow;             /* the stub's own, traced, syscall instruction */
 	uint64_t after;            /* where a call continues once made: slow + 2 */
+	/* each load/add/store triple: count_from is its load, count_to the address just
+	 * after its store; one for a fixed number (the site), two for a run-time one
+	 * (the site, then the number) */
+	uint64_t count_from[2], count_to[2];
+	unsigned ncounts;
 };
 
 /* Builds the stub for plan, to sit at stub_addr, into out (cap bytes). Returns its
@@ -60,5 +87,13 @@ bool patch_bytes(const struct patch_plan *plan, uint64_t stub_addr, uint8_t *out
  * Returns rip unchanged when it is not strictly inside (start, end), and 0 when it
  * is inside but not at an instruction start (cannot happen to a running thread). */
 uint64_t stub_translate(const struct patch_plan *plan, const struct stub_layout *layout, uint64_t rip);
+/* Where a thread about to enter a signal handler must resume once it returns: the
+ * load of the count triple it stopped in, when the load has run and the store has
+ * not (count_from < rip < count_to); rip itself otherwise, for any address in or out
+ * of the stub. Without it, a handler making a call at the same site would have its
+ * increment overwritten by the interrupted, stale store. Running the load again is
+ * harmless: r11 is dead there, and rax, rflags and the stack are as they were at it.
+ * The tracer applies it at signal delivery, before the kernel saves the frame. */
+uint64_t stub_rewind(const struct stub_layout *layout, uint64_t rip);
 
 #endif

@@ -19,10 +19,6 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
-/* The address of this process's counter slot: the stubs read it on every call. The
- * tracer sets it (here at CONTROL_READY, in a fork child to the child's own slot). */
-__attribute__((visibility("hidden"))) uint64_t systrace_slot_ptr;
-
 /* Every syscall of the library, at one site the tracer recognises as its own. */
 long systrace_raw_syscall(long nr, long a, long b, long c, long d, long e, long f);
 __asm__(".text\n"
@@ -88,7 +84,6 @@ static int map_region(const struct systrace_hello *h, uint64_t *base)
 	if (region < 0 && region >= -4095)
 		return LIBRARY_REGION_UNREACHABLE;
 	*base = (uint64_t)region;
-	systrace_slot_ptr = (uint64_t)region + h->slot_offset;
 	return LIBRARY_READY;
 }
 
@@ -104,6 +99,5 @@ __attribute__((constructor)) static void systrace_start(void)
 	if (systrace_raw_syscall(SYSTRACE_CONTROL_NR, (long)SYSTRACE_MAGIC, CONTROL_HELLO, (long)&hello, 0, 0, 0) != 0)
 		return;
 	status = hello.status == LIBRARY_READY ? map_region(&hello, &base) : hello.status;
-	systrace_raw_syscall(SYSTRACE_CONTROL_NR, (long)SYSTRACE_MAGIC, CONTROL_READY, status,
-			     (long)&systrace_slot_ptr, (long)base, 0);
+	systrace_raw_syscall(SYSTRACE_CONTROL_NR, (long)SYSTRACE_MAGIC, CONTROL_READY, status, (long)base, 0, 0);
 }

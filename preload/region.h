@@ -2,14 +2,16 @@
  *
  * The tracer creates the region (a memfd) once per run. Page 0 holds the gate code,
  * which the library maps at SYSTRACE_GATE_ADDR; the rest is an array of counter
- * slots, one per live process image. The tracer reads a slot when its image ends: a
- * killed process's counts are already there.
+ * slots, one per live thread, which the thread's %gs base points at (glibc leaves gs
+ * alone on x86-64): each thread only ever writes its own, so the stubs count without
+ * a lock. The tracer reads a slot when its thread ends: a killed process's counts
+ * are already there.
  *
  * The library asks for nothing unless SYSTRACE_ENV is in its environment (the tracer
  * keeps it there across execve, with LD_PRELOAD). It then talks to the tracer with a
  * syscall number no kernel has, which the filter traps and the tracer answers:
  *   control(SYSTRACE_MAGIC, CONTROL_HELLO, &hello)     the tracer fills hello
- *   control(SYSTRACE_MAGIC, CONTROL_READY, status, &slot_ptr, region_base)
+ *   control(SYSTRACE_MAGIC, CONTROL_READY, status, region_base)
  * Every syscall between the two is made at the library's own site and counted as
  * instrument_syscalls, not as the program's. */
 #ifndef SYSTRACE_REGION_H
@@ -38,12 +40,12 @@ struct systrace_hello {
 	int32_t region_fd;
 	int32_t pad;
 	uint64_t region_size;
-	uint64_t slot_offset;   /* of this image's slot in the region */
+	uint64_t reserved;
 };
 
 #define REGION_GATE_SIZE 4096
 #define REGION_NRS 512          /* per-number counters, for sites whose number varies */
-#define REGION_SLOT_SITES 2552  /* site counters per slot */
+#define REGION_SLOT_SITES 2552  /* site counters per slot (per address space's sites) */
 
 struct region_slot {
 	uint64_t instrument;        /* the library's own syscalls through the gate */

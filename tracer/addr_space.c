@@ -44,7 +44,6 @@ struct addr_space *as_fork(const struct addr_space *parent)
 	}
 	as->next_counter = parent->next_counter;
 	as->npatched = parent->npatched;
-	as->slot_ptr = parent->slot_ptr;
 	as->region_base = parent->region_base;
 	as->library_site = parent->library_site;
 	return as;

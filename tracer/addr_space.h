@@ -40,7 +40,6 @@ struct addr_space {
 	size_t nareas;
 	int next_counter;
 	unsigned npatched;
-	uint64_t slot_ptr;         /* the library's systrace_slot_ptr; 0 without a library */
 	uint64_t region_base;      /* where the library mapped the region */
 	uint64_t library_site;     /* the library's own syscall instruction */
 };

@@ -347,8 +347,10 @@ static void on_exit_event(struct thread *t)
 
 static void on_signal(struct thread *t, int sig)
 {
-	if (t->img)
+	if (t->img) {
 		restart_note_signal(t, sig);
+		patching_on_signal(t);
+	}
 	resume(t->tid, PTRACE_CONT, sig);
 }
 
@@ -361,6 +363,7 @@ static void on_stop_event(struct thread *t, int sig)
 {
 	if (t->state == THREAD_AWAIT_INITIAL_STOP) {
 		t->state = THREAD_RUNNING;
+		library_thread_starts(t);
 		resume(t->tid, PTRACE_CONT, 0);
 	} else if (is_stop_signal(sig)) {
 		/* group-stop: stay stopped until SIGCONT, as without a tracer */

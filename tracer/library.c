@@ -9,6 +9,7 @@
 #include <sys/user.h>
 #include <unistd.h>
 
+#include "patching.h"
 #include "region.h"
 #include "shared_region.h"
 
@@ -243,6 +244,19 @@ static void answer(pid_t tid, long ret)
 	ptrace(PTRACE_SETREGS, tid, 0, &regs);
 }
 
+/* Points t's %gs at its own counter slot (taking one if it has none). */
+static bool give_slot(struct thread *t)
+{
+	struct user_regs_struct regs;
+
+	if (t->slot < 0 && (t->slot = region_slot_take()) < 0)
+		return false;
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
+		return false;
+	regs.gs_base = t->img->as->region_base + region_slot_offset(t->slot);
+	return ptrace(PTRACE_SETREGS, t->tid, 0, &regs) == 0;
+}
+
 static void on_hello(struct thread *t, uint64_t site, uint64_t reply_addr)
 {
 	struct image *img = t->img;
@@ -251,12 +265,10 @@ static void on_hello(struct thread *t, uint64_t site, uint64_t reply_addr)
 	struct iovec local = { &hello, sizeof(hello) }, remote = { (void *)reply_addr, sizeof(hello) };
 
 	img->as->library_site = site;
-	if (img->slot < 0 && (img->slot = region_slot_take()) < 0) {
+	if (t->slot < 0 && (t->slot = region_slot_take()) < 0) {
 		hello.status = LIBRARY_REGION_FULL;
 		img->rec.library = status_names[LIBRARY_REGION_FULL];
 	}
-	if (img->slot >= 0)
-		hello.slot_offset = region_slot_offset(img->slot);
 	answer(t->tid, process_vm_writev(t->tid, &local, 1, &remote, 1, 0) == sizeof(hello) ? 0 : -EFAULT);
 }
 
@@ -268,14 +280,12 @@ static void on_ready(struct thread *t, const uint64_t *args)
 	if (status >= LIBRARY_STATUS_COUNT)
 		status = LIBRARY_REGION_UNREACHABLE;
 	img->rec.library = status_names[status];
-	if (status == LIBRARY_READY && img->slot >= 0) {
+	img->as->region_base = args[3];
+	/* a thread that exists already would run the stubs with no slot of its own */
+	if (status == LIBRARY_READY && patching_other_threads(t))
+		img->rec.library = "threads-before-library";
+	else if (status == LIBRARY_READY && give_slot(t))
 		img->ready = true;
-		img->as->slot_ptr = args[3];
-		img->as->region_base = args[4];
-	} else if (img->slot >= 0) {
-		region_slot_release(img->slot);
-		img->slot = -1;
-	}
 	answer(t->tid, 0);
 }
 
@@ -290,17 +300,8 @@ void library_on_control(struct thread *t, uint64_t site, const uint64_t *args)
 		answer(t->tid, -EINVAL);
 }
 
-/* Points the library of the memory img runs in at img's slot. */
-static bool point_at_slot(struct image *img)
-{
-	uint64_t value = img->as->region_base + region_slot_offset(img->slot);
-
-	return as_write(img->as, img->rec.pid, img->as->slot_ptr, &value, sizeof(value));
-}
-
 void library_image_starts(struct image *img, const struct image *creator, bool shares_memory)
 {
-	img->slot = -1;
 	img->rec.library = mode == PATCH_OFF ? "off" : "absent";
 	if (!creator || !creator->as) {
 		img->as = as_new();
@@ -308,37 +309,20 @@ void library_image_starts(struct image *img, const struct image *creator, bool s
 	}
 	img->as = shares_memory ? as_get(creator->as) : as_fork(creator->as);
 	img->rec.library = creator->rec.library;
-	if (!creator->ready)
-		return;
-	img->ready = true;
-	if ((img->slot = region_slot_take()) < 0) {
-		if (shares_memory) {
-			/* nothing can be undone in memory the creator runs in: the child's
-			 * in-process calls are counted in its creator's row */
-			return;
-		}
-		/* its copy of the patches goes, with their counts nowhere to go */
-		for (size_t i = 0; i < img->as->sites.n; i++) {
-			const struct patch *p = &img->as->patches[i];
+	img->ready = creator->ready;
+}
 
-			if (p->counter >= 0)
-				as_write(img->as, img->rec.pid, p->plan.start, p->plan.original, p->plan.end - p->plan.start);
-		}
-		as_put(img->as);
-		img->as = as_new();
-		img->ready = false;
-		img->rec.library = status_names[LIBRARY_REGION_FULL];
+void library_thread_starts(struct thread *t)
+{
+	struct image *img = t->img;
+
+	if (!img || !img->ready || give_slot(t))
 		return;
-	}
-	if (shares_memory) {
-		/* a vfork child: its parent waits until it execs or exits, and gets its
-		 * slot back then */
-		img->lent_slot_ptr = creator->as->region_base + region_slot_offset(creator->slot);
-	}
-	if (!point_at_slot(img)) {
-		region_slot_release(img->slot);
-		img->slot = -1;
-	}
+	/* no slot: the patches this thread would run go, with all the memory's threads
+	 * stopped; its process stays on the ptrace path */
+	patching_undo_all(t, img->as);
+	img->ready = false;
+	img->rec.library = status_names[LIBRARY_REGION_FULL];
 }
 
 /* Adds the in-process counts of an address space's site to the image's record. */
@@ -356,33 +340,39 @@ static void take_site(struct image *img, const struct site_record *from, uint64_
 		s->named = true;
 	}
 	s->syscall = from->syscall;
+	s->state = from->state;
 	s->inprocess += calls;
 	img->rec.inprocess += calls;
 	if (from->syscall >= 0)
 		img->rec.calls[from->syscall] += calls;
 }
 
+void library_thread_ends(struct thread *t)
+{
+	struct image *img = t->img;
+	struct addr_space *as = img->as;
+	const struct region_slot *slot;
+
+	if (t->slot < 0)
+		return;
+	slot = region_slot(t->slot);
+	for (size_t i = 0; i < as->sites.n; i++) {
+		int counter = as->patches[i].counter;
+
+		if (counter >= 0 && slot->site_calls[counter])
+			take_site(img, &as->sites.sites[i], slot->site_calls[counter]);
+	}
+	for (int nr = 0; nr < REGION_NRS; nr++)
+		img->rec.calls[syscall_index(ABI_X86_64, nr)] += slot->nr_calls[nr];
+	img->rec.instrument += slot->instrument;
+	region_slot_release(t->slot);
+	t->slot = -1;
+}
+
 void library_image_ends(struct image *img)
 {
 	struct addr_space *as = img->as;
 
-	if (img->slot >= 0) {
-		const struct region_slot *slot = region_slot(img->slot);
-
-		for (size_t i = 0; i < as->sites.n; i++) {
-			int counter = as->patches[i].counter;
-
-			if (counter >= 0 && slot->site_calls[counter])
-				take_site(img, &as->sites.sites[i], slot->site_calls[counter]);
-		}
-		for (int nr = 0; nr < REGION_NRS; nr++)
-			img->rec.calls[syscall_index(ABI_X86_64, nr)] += slot->nr_calls[nr];
-		img->rec.instrument += slot->instrument;
-		if (img->lent_slot_ptr)
-			as_write(as, img->rec.pid, as->slot_ptr, &img->lent_slot_ptr, sizeof(img->lent_slot_ptr));
-		region_slot_release(img->slot);
-		img->slot = -1;
-	}
 	/* the state of every site the image trapped at */
 	for (size_t i = 0; i < img->sites.n; i++) {
 		struct site_record *s = &img->sites.sites[i];

@@ -23,11 +23,15 @@ bool library_is_control(long nr, const uint64_t *args);
 /* Answers it; the call itself never reaches the kernel. */
 void library_on_control(struct thread *t, uint64_t site, const uint64_t *args);
 /* A new image's library state and address space: an exec'd image starts without
- * either; a child inherits its creator's (a fork child with a copy of the patches
- * and its own slot; a child sharing the memory with the same patches). */
+ * either; a child inherits its creator's (a fork child a copy of the patches, a
+ * child sharing the memory the same ones). */
 void library_image_starts(struct image *img, const struct image *creator, bool shares_memory);
-/* Moves the image's in-process counts from its slot into its record and names the
- * state of each of its sites; frees the slot. */
+/* At a new thread's first stop, before it runs: its own counter slot, through %gs. */
+void library_thread_starts(struct thread *t);
+/* When a thread leaves its image (death, exec): its in-process counts go from its
+ * slot into the image's record, and the slot is freed. */
+void library_thread_ends(struct thread *t);
+/* Names the state of each site the image trapped at, as it ends. */
 void library_image_ends(struct image *img);
 /* The state sites.csv gives a site of img that the address space never decided. */
 const char *library_site_state(const struct image *img);

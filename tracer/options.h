@@ -10,7 +10,7 @@ struct options {
 	const char *output_dir;
 	bool show_perf_stats;
 	enum patch_mode patch;
-	unsigned region_slots;  /* process images the shared region has counters for */
+	unsigned region_slots;  /* threads the shared region has counters for */
 	char **command; /* NULL-terminated */
 };
 

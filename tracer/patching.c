@@ -324,6 +324,14 @@ static void count_sharers(struct thread *u, void *arg)
 		sh->n++;
 }
 
+unsigned patching_other_threads(struct thread *t)
+{
+	struct sharers sh = { .t = t, .as = t->img->as };
+
+	tasks_for_each_thread(count_sharers, &sh);
+	return (unsigned)sh.n;
+}
+
 /* Writes the stub and the jump: in safe mode with every other thread of the memory
  * stopped, and each thread that stands in the bytes being replaced moved to its
  * place in the stub. False if the site must wait for a later trap. */
@@ -334,8 +342,7 @@ static bool write_patch(struct thread *t, struct addr_space *as, struct patch *p
 	bool ok = true, *stopped = NULL;
 
 	if (mode == PATCH_SINGLE) {
-		tasks_for_each_thread(count_sharers, &sh);
-		if (sh.n)
+		if (patching_other_threads(t))
 			return false;
 	} else if (mode == PATCH_SAFE) {
 		tasks_for_each_thread(collect_sharer, &sh);
@@ -383,7 +390,6 @@ static enum patch_result apply(struct thread *t, struct addr_space *as, struct s
 	uint8_t stub[STUB_MAX_LEN], jump[PATCH_MAX_COVER];
 	const struct stub_config cfg = {
 		.gate = SYSTRACE_GATE_ADDR,
-		.slot_ptr = as->slot_ptr,
 		.site_counter = (int32_t)(offsetof(struct region_slot, site_calls) + 8 * (size_t)as->next_counter),
 		.nr_counters = (int32_t)offsetof(struct region_slot, nr_calls),
 		.nr_limit = REGION_NRS,
@@ -471,5 +477,56 @@ void patching_on_sigreturn(struct thread *t, uint64_t stack_pointer)
 	if (to && to != rip) {
 		local.iov_base = &to;
 		process_vm_writev(t->tid, &local, 1, &remote, 1, 0);
+	}
+}
+
+void patching_undo_all(struct thread *t, struct addr_space *as)
+{
+	struct sharers sh = { .t = t, .as = as };
+	bool *stopped;
+
+	tasks_for_each_thread(collect_sharer, &sh);
+	stopped = calloc(sh.n ? sh.n : 1, sizeof(*stopped));
+	if (!stopped)
+		abort();
+	/* threads inside a stub finish it (stubs stay); none can be inside a jump */
+	stop_sharers(&sh, &(struct patch_plan){ 0 }, stopped);
+	for (size_t i = 0; i < as->sites.n; i++) {
+		struct patch *p = &as->patches[i];
+
+		if (p->counter >= 0 && !p->stale)
+			as_write(as, t->tid, p->plan.start, p->plan.original, p->plan.end - p->plan.start);
+		if (p->counter >= 0)
+			p->stale = true;
+		if (!as->sites.sites[i].state || p->counter < 0)
+			as->sites.sites[i].state = unpatchable("library-region-full");
+	}
+	free(sh.list);
+	free(stopped);
+}
+
+void patching_on_signal(struct thread *t)
+{
+	struct addr_space *as = t->img->as;
+	struct user_regs_struct regs;
+
+	if (!as->npatched || ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
+		return;
+	for (size_t a = 0; a < as->nareas; a++) {
+		if (regs.rip < as->areas[a].addr || regs.rip >= as->areas[a].addr + as->areas[a].size)
+			continue;
+		for (size_t i = 0; i < as->sites.n; i++) {
+			const struct patch *p = &as->patches[i];
+			uint64_t back;
+
+			if (p->counter < 0 || regs.rip < p->stub.addr || regs.rip >= p->stub.addr + p->stub.len)
+				continue;
+			back = stub_rewind(&p->stub, regs.rip);
+			if (back != regs.rip) {
+				regs.rip = back;
+				ptrace(PTRACE_SETREGS, t->tid, 0, &regs);
+			}
+			return;
+		}
 	}
 }

@@ -29,6 +29,15 @@ uint64_t patching_site_of(struct thread *t, uint64_t site);
 /* At t's rt_sigreturn: a frame that returns into patched bytes (the signal came
  * before the patch) returns into the stub instead. */
 void patching_on_sigreturn(struct thread *t, uint64_t stack_pointer);
+/* At a signal-delivery stop of t: a thread between the load and the store of a
+ * stub's counter goes back to the load, so that a handler's call at the same site
+ * is not overwritten (the stubs count without a lock, each thread in its own slot). */
+void patching_on_signal(struct thread *t);
+/* Threads other than t that share its memory. */
+unsigned patching_other_threads(struct thread *t);
+/* Writes every patch of the address space back to the original bytes (with the
+ * other threads stopped): a thread is about to run that has no counter slot. */
+void patching_undo_all(struct thread *t, struct addr_space *as);
 /* Statuses of other threads collected while they were stopped for a patch, to be
  * handled as if waitpid had just returned them; false when there are none. */
 bool patching_take_held(pid_t *tid, int *status);

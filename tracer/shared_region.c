@@ -1,6 +1,7 @@
 #include "shared_region.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,22 +71,22 @@ struct region_slot *region_slot(int slot)
 
 int region_slot_take(void)
 {
-	int slot;
-
 	if (!nfree) {
 		if (!said_full)
-			fprintf(stderr, "systrace: warning: the shared region is full (%u process slots): "
-					"further processes stay on the ptrace path (see --region-slots)\n", nslots);
+			fprintf(stderr, "systrace: warning: the shared region is full (%u thread slots): "
+					"processes that need one stay on the ptrace path (see --region-slots)\n", nslots);
 		said_full = true;
 		return -1;
 	}
-	slot = free_slots[--nfree];
-	memset(region_slot(slot), 0, REGION_SLOT_SIZE);
-	return slot;
+	return free_slots[--nfree];
 }
 
 void region_slot_release(int slot)
 {
+	/* zero again for the next thread, and the memory back to the system */
+	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)region_slot_offset(slot),
+		      REGION_SLOT_SIZE) < 0)
+		memset(region_slot(slot), 0, REGION_SLOT_SIZE);
 	free_slots[nfree++] = slot;
 }
 

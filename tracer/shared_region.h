@@ -1,7 +1,8 @@
 /* The tracer's side of the shared region (preload/region.h): created once per run,
- * a slot handed to each process image whose library comes up, read back when the
- * image ends. Its size is set at start; when every slot is taken, new images stay on
- * the ptrace path (said once on stderr), and nothing is lost. */
+ * a slot handed to each thread of a process whose library is up, read back when the
+ * thread ends. Its size is set at start (pages are only used once written); when
+ * every slot is taken, the processes that would need one stay on the ptrace path
+ * (said once on stderr), and nothing is lost. */
 #ifndef SYSTRACE_SHARED_REGION_H
 #define SYSTRACE_SHARED_REGION_H
 
@@ -10,13 +11,13 @@
 
 #include "region.h"
 
-#define REGION_DEFAULT_SLOTS 1024
+#define REGION_DEFAULT_SLOTS 4096
 
 /* Creates the region with room for slots images; false with errno on failure. */
 bool region_create(unsigned slots);
 int region_fd(void);
 uint64_t region_size(void);
-/* A zeroed slot, or -1 when the region is full. */
+/* A zeroed slot, or -1 when the region is full (said once on stderr). */
 int region_slot_take(void);
 void region_slot_release(int slot);
 struct region_slot *region_slot(int slot);

@@ -53,6 +53,7 @@ struct thread *thread_add(pid_t tid, struct image *img, enum thread_state state)
 	t->tid = tid;
 	t->state = state;
 	t->exec_index = -1;
+	t->slot = -1;
 	t->hash_next = *bucket(tid);
 	*bucket(tid) = t;
 	if (img)
@@ -111,6 +112,8 @@ void thread_detach(struct thread *t)
 {
 	struct image *img = t->img;
 
+	if (img)
+		library_thread_ends(t);
 	t->img = NULL;
 	if (img && --img->refs == 0 && img->ended)
 		image_write(img);

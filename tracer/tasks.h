@@ -26,8 +26,6 @@ struct image {
 	/* the in-process path (library.c) */
 	struct addr_space *as;          /* shared with threads, vfork and CLONE_VM children */
 	bool ready;                     /* its library is up: sites may be patched */
-	int slot;                       /* its counter slot in the region, or -1 */
-	uint64_t lent_slot_ptr;         /* a vfork child's: its parent's slot, given back at its end */
 	struct perf_counters perf;      /* the process's; handed on at exec */
 	struct image *prev, *next;      /* the images not written yet */
 };
@@ -48,6 +46,7 @@ struct thread {
 	bool creator_event_pending;    /* placed at its first stop, before its creator's event */
 	bool gone;                     /* dead, kept only to absorb that event */
 	bool held;                     /* stopped, its status waiting in events.c's queue */
+	int slot;                      /* its counter slot in the region (%gs), or -1 */
 	bool reissued;                 /* its call was put back to make room for a stub: not
 	                                  counted again */
 	/* A syscall a signal interrupted: when the kernel restarts it, the second entry

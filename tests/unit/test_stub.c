@@ -1,33 +1,56 @@
+#include <asm/prctl.h>
+#include <capstone/capstone.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "stub.h"
 #include "suites.h"
 
 #define PAGE 4096
-/* byte offsets in the counter slot */
+/* byte offsets in a thread's counter block */
 #define SITE_COUNTER 8
 #define NR_COUNTERS 128
 #define NR_LIMIT 512
+#define BLOCK_WORDS (NR_COUNTERS / 8 + NR_LIMIT)
+
+/* A thread's counter block, as the tracer would set it up: the stubs find it at %gs. */
+struct block {
+	uint64_t w[BLOCK_WORDS];
+};
+
+static void gs_use(struct block *b)
+{
+	ck_assert_int_eq(syscall(SYS_arch_prctl, ARCH_SET_GS, (unsigned long)b), 0);
+}
+
+/* Check forks for each test, but not under CK_FORK=no: leave gs as found */
+static void gs_release(void)
+{
+	gs_use(NULL);
+}
 
 /* One patched function, run for real: its code, the gate (`syscall; ret`) on the next
- * page and its stub on the third, all in one mapping so that they are near. */
+ * page and its stub on the third, all in one mapping so that they are near. Rigs
+ * used together count in one block, each at its own site_counter. */
 struct rig {
 	uint8_t *code, *gate, *stub;
-	uint64_t slot[NR_COUNTERS / 8 + NR_LIMIT];
-	uint64_t slot_ptr; /* the stub finds the slot through it */
+	int32_t site_counter;
 	struct patch_plan plan;
 	struct stub_layout layout;
 };
 
 typedef long (*fn3)(long, long, long);
 
-static fn3 rig_install(struct rig *r, const uint8_t *fn, size_t len, size_t site_off, const int *slow,
-		       size_t nslow)
+static fn3 rig_install_at(struct rig *r, const uint8_t *fn, size_t len, size_t site_off, const int *slow,
+			  size_t nslow, int32_t site_counter)
 {
 	uint8_t *m = mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct code_scan s = { 0 };
@@ -38,7 +61,7 @@ static fn3 rig_install(struct rig *r, const uint8_t *fn, size_t len, size_t site
 	r->code = m;
 	r->gate = m + PAGE;
 	r->stub = m + 2 * PAGE;
-	r->slot_ptr = (uintptr_t)r->slot;
+	r->site_counter = site_counter;
 	memcpy(r->code, fn, len);
 	memcpy(r->gate, (const uint8_t[]){ 0x0f, 0x05, 0xc3 }, 3);
 	code_scan_add(&s, r->code, len, (uintptr_t)r->code);
@@ -46,12 +69,16 @@ static fn3 rig_install(struct rig *r, const uint8_t *fn, size_t len, size_t site
 	code_scan_finish(&s);
 	ck_assert_ptr_null(patch_plan_make(&s, r->code, len, (uintptr_t)r->code, (uintptr_t)r->code + site_off, &r->plan));
 	code_scan_free(&s);
-	cfg = (struct stub_config){ .gate = (uintptr_t)r->gate, .slot_ptr = (uintptr_t)&r->slot_ptr,
-				    .site_counter = SITE_COUNTER, .nr_counters = NR_COUNTERS, .nr_limit = NR_LIMIT,
-				    .slow_nrs = slow, .nslow = nslow };
+	cfg = (struct stub_config){ .gate = (uintptr_t)r->gate, .site_counter = site_counter,
+				    .nr_counters = NR_COUNTERS, .nr_limit = NR_LIMIT, .slow_nrs = slow, .nslow = nslow };
 	ck_assert_uint_gt(stub_build(&r->plan, &cfg, (uintptr_t)r->stub, r->stub, STUB_MAX_LEN, &r->layout), 0);
 	ck_assert(patch_bytes(&r->plan, (uintptr_t)r->stub, r->code + (r->plan.start - (uintptr_t)r->code)));
 	return (fn3)(void *)r->code;
+}
+
+static fn3 rig_install(struct rig *r, const uint8_t *fn, size_t len, size_t site_off, const int *slow, size_t nslow)
+{
+	return rig_install_at(r, fn, len, site_off, slow, nslow, SITE_COUNTER);
 }
 
 static void rig_free(struct rig *r)
@@ -59,31 +86,34 @@ static void rig_free(struct rig *r)
 	munmap(r->code, 3 * PAGE);
 }
 
-static uint64_t site_count(const struct rig *r)
+static uint64_t site_count(const struct block *b, const struct rig *r)
 {
-	return r->slot[SITE_COUNTER / 8];
+	return b->w[r->site_counter / 8];
 }
 
-static uint64_t nr_count(const struct rig *r, long nr)
+static uint64_t nr_count(const struct block *b, long nr)
 {
-	return r->slot[NR_COUNTERS / 8 + nr];
+	return b->w[NR_COUNTERS / 8 + nr];
 }
 
 static const uint8_t getppid_fn[] = { 0xb8, 0x6e, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xc3 };
 
 START_TEST(fixed_number_before)
 {
+	struct block b = { { 0 } };
 	struct rig r;
 	fn3 fn = rig_install(&r, getppid_fn, sizeof(getppid_fn), 5, NULL, 0);
 
+	gs_use(&b);
 	ck_assert_int_eq(r.plan.shape, PATCH_BEFORE);
 	ck_assert_int_eq(r.plan.nr, SYS_getppid);
 	ck_assert_uint_eq(r.code[0], 0xe9);
 	ck_assert_int_eq(fn(0, 0, 0), getppid());
-	ck_assert_uint_eq(site_count(&r), 1);
+	ck_assert_uint_eq(site_count(&b, &r), 1);
 	ck_assert_int_eq(fn(0, 0, 0), getppid());
-	ck_assert_uint_eq(site_count(&r), 2);
-	ck_assert_uint_eq(nr_count(&r, SYS_getppid), 0); /* a fixed number needs no count of its own */
+	ck_assert_uint_eq(site_count(&b, &r), 2);
+	ck_assert_uint_eq(nr_count(&b, SYS_getppid), 0); /* a fixed number needs no count of its own */
+	gs_release();
 	rig_free(&r);
 }
 END_TEST
@@ -101,15 +131,18 @@ START_TEST(fixed_number_after)
 		0xc3,                               /* ret */
 	};
 	char buf[8];
+	struct block b = { { 0 } };
 	struct rig r;
 	fn3 fn = rig_install(&r, read_fn, sizeof(read_fn), 6, NULL, 0);
 
+	gs_use(&b);
 	ck_assert_int_eq(r.plan.shape, PATCH_AFTER);
 	ck_assert_int_eq(r.plan.nr, SYS_read);
 	ck_assert_int_eq(fn(-1, (long)buf, sizeof(buf)), -EBADF);
-	ck_assert_uint_eq(site_count(&r), 1);
+	ck_assert_uint_eq(site_count(&b, &r), 1);
 	ck_assert_int_eq(fn(-1, (long)buf, sizeof(buf)), -EBADF);
-	ck_assert_uint_eq(site_count(&r), 2);
+	ck_assert_uint_eq(site_count(&b, &r), 2);
+	gs_release();
 	rig_free(&r);
 }
 END_TEST
@@ -124,23 +157,31 @@ START_TEST(run_time_number)
 		0xc3,             /* ret */
 	};
 	static const int slow[] = { SYS_vfork, SYS_getpid };
+	struct block b = { { 0 } };
 	struct rig r;
 	fn3 fn = rig_install(&r, syscall_fn, sizeof(syscall_fn), 9, slow, 2);
+	uint64_t total = 0;
 
+	gs_use(&b);
 	ck_assert_int_eq(r.plan.shape, PATCH_BEFORE);
 	ck_assert_int_eq(r.plan.nr, -1);
 	ck_assert_int_eq(fn(SYS_getppid, 0, 0), getppid());
-	ck_assert_uint_eq(site_count(&r), 1);
-	ck_assert_uint_eq(nr_count(&r, SYS_getppid), 1);
+	ck_assert_uint_eq(site_count(&b, &r), 1);
+	ck_assert_uint_eq(nr_count(&b, SYS_getppid), 1);
 	ck_assert_int_eq(fn(NR_LIMIT - 1, 0, 0), -ENOSYS);
-	ck_assert_uint_eq(site_count(&r), 2);
-	ck_assert_uint_eq(nr_count(&r, NR_LIMIT - 1), 1);
+	ck_assert_uint_eq(site_count(&b, &r), 2);
+	ck_assert_uint_eq(nr_count(&b, NR_LIMIT - 1), 1);
 	/* the slow path: the stub's own syscall, not counted here */
 	ck_assert_int_eq(fn(SYS_getpid, 0, 0), getpid());
 	ck_assert_int_eq(fn(NR_LIMIT, 0, 0), -ENOSYS);
 	ck_assert_int_eq(fn(-1, 0, 0), -ENOSYS);
-	ck_assert_uint_eq(site_count(&r), 2);
-	ck_assert_uint_eq(nr_count(&r, SYS_getpid), 0);
+	ck_assert_uint_eq(site_count(&b, &r), 2);
+	ck_assert_uint_eq(nr_count(&b, SYS_getpid), 0);
+	/* nothing else in the block was written */
+	for (size_t i = 0; i < BLOCK_WORDS; i++)
+		total += b.w[i];
+	ck_assert_uint_eq(total, 4);
+	gs_release();
 	rig_free(&r);
 }
 END_TEST
@@ -175,7 +216,7 @@ __asm__(".pushsection .text\n"
 	"	push 104(%rdi); popfq\n" /* uses R - 8 only, as the call does */
 	"	mov 32(%rdi),%rdi\n"
 	"	call *(%rsp)\n"
-	"	pushfq\n"
+	"	pushfq; cld\n" /* the ABI wants DF clear back in C */
 	"	mov 16(%rsp),%r11\n"
 	"	pop 104(%r11)\n"
 	"	mov %rax,0(%r11); mov %rbx,8(%r11); mov %rdx,16(%r11); mov %rsi,24(%r11)\n"
@@ -230,8 +271,10 @@ static long call_checking_regs(fn3 fn, long nr, uint64_t rflags)
 	return (long)out.rax;
 }
 
-/* all status flags but direction set, then all clear (bit 1 and IF always read as set) */
-static const uint64_t flag_sets[] = { 0x202 | (STATUS_FLAGS & ~0x400ul), 0x202 };
+/* all status flags set, all but direction, then all clear (bit 1 and IF always read
+ * as set) */
+static const uint64_t flag_sets[] = { 0x202 | STATUS_FLAGS, 0x202 | (STATUS_FLAGS & ~0x400ul), 0x202 };
+#define NFLAG_SETS (sizeof(flag_sets) / sizeof(flag_sets[0]))
 
 START_TEST(registers_flags_and_red_zone_are_kept)
 {
@@ -248,22 +291,27 @@ START_TEST(registers_flags_and_red_zone_are_kept)
 		0xc3,                         /* ret */
 	};
 	static const int slow[] = { SYS_getpid };
+	struct block b = { { 0 } };
 	struct rig fixed, before, after;
-	fn3 fixed_fn = rig_install(&fixed, getppid_fn, sizeof(getppid_fn), 5, slow, 1);
-	fn3 before_fn3 = rig_install(&before, before_fn, sizeof(before_fn), 6, slow, 1);
-	fn3 after_fn3 = rig_install(&after, after_fn, sizeof(after_fn), 2, slow, 1);
+	fn3 fixed_fn = rig_install_at(&fixed, getppid_fn, sizeof(getppid_fn), 5, slow, 1, 8);
+	fn3 before_fn3 = rig_install_at(&before, before_fn, sizeof(before_fn), 6, slow, 1, 16);
+	fn3 after_fn3 = rig_install_at(&after, after_fn, sizeof(after_fn), 2, slow, 1, 24);
 
+	gs_use(&b);
 	ck_assert_int_eq(after.plan.shape, PATCH_AFTER);
-	for (size_t i = 0; i < sizeof(flag_sets) / sizeof(flag_sets[0]); i++) {
+	for (size_t i = 0; i < NFLAG_SETS; i++) {
 		ck_assert_int_eq(call_checking_regs(fixed_fn, 0, flag_sets[i]), getppid());
 		ck_assert_int_eq(call_checking_regs(before_fn3, SYS_getppid, flag_sets[i]), getppid());
 		ck_assert_int_eq(call_checking_regs(before_fn3, SYS_getpid, flag_sets[i]), getpid());
 		ck_assert_int_eq(call_checking_regs(after_fn3, SYS_getppid, flag_sets[i]), getppid());
 		ck_assert_int_eq(call_checking_regs(after_fn3, SYS_getpid, flag_sets[i]), getpid());
 	}
-	ck_assert_uint_eq(site_count(&fixed), 2);
-	ck_assert_uint_eq(site_count(&before), 2);
-	ck_assert_uint_eq(site_count(&after), 2);
+	ck_assert_uint_eq(site_count(&b, &fixed), NFLAG_SETS);
+	ck_assert_uint_eq(site_count(&b, &before), NFLAG_SETS);
+	ck_assert_uint_eq(site_count(&b, &after), NFLAG_SETS);
+	ck_assert_uint_eq(nr_count(&b, SYS_getppid), 2 * NFLAG_SETS);
+	ck_assert_uint_eq(nr_count(&b, SYS_getpid), 0);
+	gs_release();
 	rig_free(&fixed);
 	rig_free(&before);
 	rig_free(&after);
@@ -286,8 +334,8 @@ static struct patch_plan after_plan(void)
 				    .ninsn = 3, .insn_off = { 0, 2, 5 } };
 }
 
-static const struct stub_config some_config = { .gate = 0x7000, .slot_ptr = 0x8000, .site_counter = 8,
-						.nr_counters = 128, .nr_limit = 512 };
+static const struct stub_config some_config = { .gate = 0x7000, .site_counter = 8, .nr_counters = 128,
+						.nr_limit = 512 };
 
 START_TEST(layout_and_translation)
 {
@@ -351,9 +399,367 @@ START_TEST(stubs_that_cannot_be_built)
 }
 END_TEST
 
+/* Instruction by instruction, as capstone reads it. */
+struct decoded {
+	csh h;
+	cs_insn *insn;
+	size_t n;
+};
+
+static void decode(struct decoded *d, const uint8_t *code, size_t len, uint64_t addr)
+{
+	ck_assert_int_eq(cs_open(CS_ARCH_X86, CS_MODE_64, &d->h), CS_ERR_OK);
+	cs_option(d->h, CS_OPT_DETAIL, CS_OPT_ON);
+	d->n = cs_disasm(d->h, code, len, addr, 0, &d->insn);
+}
+
+static void decoded_free(struct decoded *d)
+{
+	cs_free(d->insn, d->n);
+	cs_close(&d->h);
+}
+
+static size_t insn_at(const struct decoded *d, uint64_t addr)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->insn[i].address == addr)
+			return i;
+	ck_abort_msg("no instruction at %#lx", (unsigned long)addr);
+	return 0;
+}
+
+static uint64_t branch_target(const cs_insn *insn)
+{
+	ck_assert_int_eq(insn->detail->x86.op_count, 1);
+	ck_assert_int_eq(insn->detail->x86.operands[0].type, X86_OP_IMM);
+	return (uint64_t)insn->detail->x86.operands[0].imm;
+}
+
+/* %gs:disp, or %gs:disp(,%rax,8) when indexed */
+static void assert_gs_operand(const cs_x86_op *op, int64_t disp, bool indexed)
+{
+	ck_assert_int_eq(op->type, X86_OP_MEM);
+	ck_assert_int_eq(op->size, 8);
+	ck_assert_int_eq(op->mem.segment, X86_REG_GS);
+	ck_assert_int_eq(op->mem.base, X86_REG_INVALID);
+	ck_assert_int_eq(op->mem.index, indexed ? X86_REG_RAX : X86_REG_INVALID);
+	if (indexed)
+		ck_assert_int_eq(op->mem.scale, 8);
+	ck_assert_int_eq(op->mem.disp, disp);
+}
+
+static void assert_reg_operand(const cs_x86_op *op, x86_reg reg)
+{
+	ck_assert_int_eq(op->type, X86_OP_REG);
+	ck_assert_int_eq(op->reg, reg);
+}
+
+/* The count triple from..to: load, lea 1, store, on %gs:disp[(,%rax,8)] through r11. */
+static void assert_count_triple(const struct decoded *d, uint64_t from, uint64_t to, int64_t disp, bool indexed)
+{
+	size_t i = insn_at(d, from);
+	const cs_x86 *load = &d->insn[i].detail->x86, *add = &d->insn[i + 1].detail->x86,
+		     *store = &d->insn[i + 2].detail->x86;
+
+	ck_assert_int_eq(d->insn[i].id, X86_INS_MOV);
+	assert_reg_operand(&load->operands[0], X86_REG_R11);
+	assert_gs_operand(&load->operands[1], disp, indexed);
+	ck_assert_int_eq(d->insn[i + 1].id, X86_INS_LEA);
+	assert_reg_operand(&add->operands[0], X86_REG_R11);
+	ck_assert_int_eq(add->operands[1].type, X86_OP_MEM);
+	ck_assert_int_eq(add->operands[1].mem.base, X86_REG_R11);
+	ck_assert_int_eq(add->operands[1].mem.index, X86_REG_INVALID);
+	ck_assert_int_eq(add->operands[1].mem.disp, 1);
+	ck_assert_int_eq(d->insn[i + 2].id, X86_INS_MOV);
+	assert_gs_operand(&store->operands[0], disp, indexed);
+	assert_reg_operand(&store->operands[1], X86_REG_R11);
+	ck_assert_uint_eq(d->insn[i + 2].address + d->insn[i + 2].size, to);
+}
+
+static void assert_ids(const struct decoded *d, const unsigned *ids, size_t n)
+{
+	ck_assert_uint_eq(d->n, n);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(d->insn[i].id == ids[i], "instruction %zu: %s %s", i, d->insn[i].mnemonic,
+			      d->insn[i].op_str);
+}
+
+START_TEST(stubs_decode_as_documented)
+{
+	static const unsigned fixed_ids[] = {
+		X86_INS_MOV, X86_INS_MOV,                          /* the copies */
+		X86_INS_MOV, X86_INS_LEA, X86_INS_MOV,             /* count the site */
+		X86_INS_LEA, X86_INS_MOVABS, X86_INS_CALL, X86_INS_LEA, X86_INS_JMP,
+		X86_INS_SYSCALL, X86_INS_JMP,
+	};
+	static const unsigned runtime_ids[] = {
+		X86_INS_LEA, X86_INS_PUSHFQ,
+		X86_INS_CMP, X86_INS_JAE, X86_INS_CMP, X86_INS_JE, X86_INS_CMP, X86_INS_JE,
+		X86_INS_MOV, X86_INS_LEA, X86_INS_MOV,             /* count the site */
+		X86_INS_MOV, X86_INS_LEA, X86_INS_MOV,             /* count the number */
+		X86_INS_POPFQ, X86_INS_MOVABS, X86_INS_CALL, X86_INS_LEA, X86_INS_JMP,
+		X86_INS_POPFQ, X86_INS_LEA,                        /* slow_pop */
+		X86_INS_SYSCALL, X86_INS_MOV, X86_INS_MOV, X86_INS_JMP,
+	};
+	static const int slow[] = { SYS_vfork, SYS_getpid };
+	struct patch_plan b = before_plan(), a = after_plan();
+	struct stub_config cfg = some_config;
+	struct stub_layout l;
+	struct decoded d;
+	uint8_t out[STUB_MAX_LEN];
+	size_t len, i;
+
+	cfg.slow_nrs = slow;
+	cfg.nslow = 2;
+	cfg.site_counter = 0x1238; /* a fixed number: slow_nrs do not matter */
+	len = stub_build(&b, &cfg, 0x40000, out, sizeof(out), &l);
+	ck_assert_uint_gt(len, 0);
+	decode(&d, out, len, l.addr);
+	assert_ids(&d, fixed_ids, sizeof(fixed_ids) / sizeof(fixed_ids[0]));
+	ck_assert_uint_eq(l.ncounts, 1);
+	ck_assert_uint_eq(l.count_from[0], l.addr + 8);
+	assert_count_triple(&d, l.count_from[0], l.count_to[0], 0x1238, false);
+	i = insn_at(&d, l.count_to[0]); /* then the red zone, the gate, the way back */
+	ck_assert_str_eq(d.insn[i].op_str, "rsp, [rsp - 0x80]");
+	ck_assert_uint_eq((uint64_t)d.insn[i + 1].detail->x86.operands[1].imm, cfg.gate);
+	assert_reg_operand(&d.insn[i + 2].detail->x86.operands[0], X86_REG_R11);
+	ck_assert_str_eq(d.insn[i + 3].op_str, "rsp, [rsp + 0x80]");
+	ck_assert_uint_eq(branch_target(&d.insn[i + 4]), l.after);
+	ck_assert_uint_eq(d.insn[i + 5].address, l.slow);
+	ck_assert_uint_eq(branch_target(&d.insn[i + 6]), b.site + 2);
+	decoded_free(&d);
+
+	cfg.site_counter = -0x10; /* a negative displacement stays one */
+	len = stub_build(&a, &cfg, 0x40000, out, sizeof(out), &l);
+	ck_assert_uint_gt(len, 0);
+	decode(&d, out, len, l.addr);
+	assert_ids(&d, runtime_ids, sizeof(runtime_ids) / sizeof(runtime_ids[0]));
+	ck_assert_str_eq(d.insn[0].op_str, "rsp, [rsp - 0x80]");
+	ck_assert_str_eq(d.insn[2].op_str, "rax, 0x200");
+	ck_assert_str_eq(d.insn[4].op_str, "eax, 0x3a");
+	ck_assert_str_eq(d.insn[6].op_str, "eax, 0x27");
+	for (i = 3; i <= 7; i += 2) /* to slow_pop */
+		ck_assert_uint_eq(branch_target(&d.insn[i]), d.insn[19].address);
+	ck_assert_uint_eq(l.ncounts, 2);
+	ck_assert_uint_eq(l.count_from[0], d.insn[8].address);
+	ck_assert_uint_eq(l.count_to[0], l.count_from[1]);
+	assert_count_triple(&d, l.count_from[0], l.count_to[0], -0x10, false);
+	assert_count_triple(&d, l.count_from[1], l.count_to[1], NR_COUNTERS, true);
+	ck_assert_uint_eq(insn_at(&d, l.count_to[1]), 14); /* popfq */
+	ck_assert_uint_eq((uint64_t)d.insn[15].detail->x86.operands[1].imm, cfg.gate);
+	ck_assert_uint_eq(branch_target(&d.insn[18]), l.after);
+	ck_assert_str_eq(d.insn[20].op_str, "rsp, [rsp + 0x80]");
+	ck_assert_uint_eq(d.insn[21].address, l.slow);
+	ck_assert_uint_eq(d.insn[22].address, l.after);
+	ck_assert_uint_eq(branch_target(&d.insn[24]), a.end);
+	decoded_free(&d);
+}
+END_TEST
+
+START_TEST(rewind_to_an_interrupted_load)
+{
+	struct patch_plan plans[] = { before_plan(), after_plan() };
+	uint8_t out[STUB_MAX_LEN];
+
+	for (size_t p = 0; p < 2; p++) {
+		struct stub_layout l;
+		size_t len = stub_build(&plans[p], &some_config, 0x40000, out, sizeof(out), &l);
+
+		ck_assert_uint_gt(len, 0);
+		ck_assert_uint_eq(l.ncounts, plans[p].nr >= 0 ? 1 : 2);
+		for (unsigned i = 0; i < l.ncounts; i++) {
+			uint64_t from = l.count_from[i], to = l.count_to[i];
+
+			ck_assert_uint_eq(to - from, 9 + 4 + 9);
+			ck_assert_mem_eq(out + (from - l.addr), ((const uint8_t[]){ 0x65, 0x4c, 0x8b }), 3);
+			ck_assert_mem_eq(out + (to - 9 - l.addr), ((const uint8_t[]){ 0x65, 0x4c, 0x89 }), 3);
+			for (uint64_t rip = from + 1; rip < to; rip++)
+				ck_assert_uint_eq(stub_rewind(&l, rip), from);
+			/* the two places a thread can really be stopped at in between */
+			ck_assert_uint_eq(stub_rewind(&l, from + 9), from);
+			ck_assert_uint_eq(stub_rewind(&l, to - 9), from);
+			ck_assert_uint_eq(stub_rewind(&l, from), from); /* nothing has run */
+			ck_assert_uint_eq(stub_rewind(&l, to), to);     /* the store is done */
+		}
+		for (uint64_t rip = l.addr; rip < l.addr + l.len; rip++) {
+			bool inside = false;
+
+			for (unsigned i = 0; i < l.ncounts; i++)
+				inside |= l.count_from[i] < rip && rip < l.count_to[i];
+			if (!inside)
+				ck_assert_uint_eq(stub_rewind(&l, rip), rip);
+		}
+		ck_assert_uint_eq(stub_rewind(&l, l.count_from[0] - 1), l.count_from[0] - 1);
+		ck_assert_uint_eq(stub_rewind(&l, l.count_to[l.ncounts - 1] + 1), l.count_to[l.ncounts - 1] + 1);
+		ck_assert_uint_eq(stub_rewind(&l, 0), 0);
+		ck_assert_uint_eq(stub_rewind(&l, 0x1000), 0x1000);
+		ck_assert_uint_eq(stub_rewind(&l, UINT64_MAX), UINT64_MAX);
+	}
+}
+END_TEST
+
+/* Calls fn(a0, 0, 0) with the trap flag set: a SIGTRAP after each instruction. */
+long stub_test_call_stepping(fn3 fn, long a0);
+__asm__(".pushsection .text\n"
+	".globl stub_test_call_stepping\n"
+	".type stub_test_call_stepping, @function\n"
+	"stub_test_call_stepping:\n"
+	"	mov %rdi,%rax; mov %rsi,%rdi; xor %esi,%esi; xor %edx,%edx\n"
+	"	pushfq; orq $0x100,(%rsp); popfq\n"
+	"	call *%rax\n"
+	"	pushfq; andq $-0x101,(%rsp); popfq\n"
+	"	ret\n"
+	".size stub_test_call_stepping, .-stub_test_call_stepping\n"
+	".popsection\n");
+
+/* What the tracer does at a signal's delivery, done by the SIGTRAP handler itself:
+ * at each place between a load and its store, the first time, a call at the same
+ * site from the handler, then (when rewinding) rip back to the load. */
+static struct {
+	const struct stub_layout *layout;
+	fn3 fn;
+	long a0;
+	bool rewind;
+	uint64_t seen[8];
+	unsigned nseen, calls;
+} stepping;
+
+static void on_step(int sig, siginfo_t *si, void *ctx)
+{
+	greg_t *rip = &((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RIP];
+	const struct stub_layout *l = stepping.layout;
+	bool inside = false;
+
+	(void)sig;
+	(void)si;
+	for (unsigned i = 0; i < l->ncounts; i++)
+		inside |= l->count_from[i] < (uint64_t)*rip && (uint64_t)*rip < l->count_to[i];
+	for (unsigned i = 0; i < stepping.nseen; i++)
+		inside &= stepping.seen[i] != (uint64_t)*rip;
+	if (!inside || stepping.nseen == 8)
+		return;
+	stepping.seen[stepping.nseen++] = (uint64_t)*rip;
+	stepping.fn(stepping.a0, 0, 0); /* the handler runs with the trap flag clear */
+	stepping.calls++;
+	if (stepping.rewind)
+		*rip = (greg_t)stub_rewind(l, (uint64_t)*rip);
+}
+
+/* The site's and the number's counts after one call interrupted at every place in
+ * its triples by a handler that makes the same call. */
+static void step_through(fn3 fn, const struct rig *r, long a0, bool rewind, uint64_t *site, uint64_t *nr)
+{
+	struct block b = { { 0 } };
+	struct sigaction sa = { .sa_sigaction = on_step, .sa_flags = SA_SIGINFO }, old;
+
+	stepping = (typeof(stepping)){ .layout = &r->layout, .fn = fn, .a0 = a0, .rewind = rewind };
+	ck_assert_int_eq(sigaction(SIGTRAP, &sa, &old), 0);
+	gs_use(&b);
+	stub_test_call_stepping(fn, a0);
+	gs_release();
+	ck_assert_int_eq(sigaction(SIGTRAP, &old, NULL), 0);
+	ck_assert_uint_eq(stepping.calls, 2 * r->layout.ncounts);
+	*site = site_count(&b, r);
+	*nr = nr_count(&b, a0);
+}
+
+START_TEST(a_rewound_triple_loses_no_count)
+{
+	static const uint8_t syscall_fn[] = {
+		0x48, 0x89, 0xf8, /* mov %rdi,%rax */
+		0x48, 0x89, 0xf7, /* mov %rsi,%rdi */
+		0x48, 0x89, 0xd6, /* mov %rdx,%rsi */
+		0x0f, 0x05,       /* syscall */
+		0xc3,             /* ret */
+	};
+	struct rig fixed, runtime;
+	fn3 fixed_fn = rig_install(&fixed, getppid_fn, sizeof(getppid_fn), 5, NULL, 0);
+	fn3 runtime_fn = rig_install(&runtime, syscall_fn, sizeof(syscall_fn), 9, NULL, 0);
+	uint64_t site, nr;
+
+	step_through(fixed_fn, &fixed, 0, true, &site, &nr);
+	ck_assert_uint_eq(site, 1 + 2);
+	step_through(runtime_fn, &runtime, SYS_getppid, true, &site, &nr);
+	ck_assert_uint_eq(site, 1 + 4);
+	ck_assert_uint_eq(nr, 1 + 4);
+	/* the control: without the rewind the interrupted stores overwrite the handler's */
+	step_through(fixed_fn, &fixed, 0, false, &site, &nr);
+	ck_assert_uint_lt(site, 1 + 2);
+	step_through(runtime_fn, &runtime, SYS_getppid, false, &site, &nr);
+	ck_assert_uint_lt(site, 1 + 4);
+	ck_assert_uint_lt(nr, 1 + 4);
+	rig_free(&fixed);
+	rig_free(&runtime);
+}
+END_TEST
+
+/* Threads calling the same stubs at once, each counting in its own block. */
+#define THREADS 4
+#define CALLS 20000
+
+struct worker {
+	pthread_t id;
+	fn3 fixed, runtime;
+	struct block b;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+
+	/* a new thread starts with its creator's gs base; the tracer sets each thread's */
+	if (syscall(SYS_arch_prctl, ARCH_SET_GS, (unsigned long)&w->b) != 0)
+		return NULL;
+	for (int i = 0; i < CALLS; i++) {
+		w->fixed(0, 0, 0);
+		w->runtime(SYS_getppid, 0, 0);
+		w->runtime(NR_LIMIT - 1, 0, 0);
+	}
+	return w;
+}
+
+START_TEST(each_thread_counts_in_its_own_block)
+{
+	static const uint8_t syscall_fn[] = {
+		0x48, 0x89, 0xf8, /* mov %rdi,%rax */
+		0x48, 0x89, 0xf7, /* mov %rsi,%rdi */
+		0x48, 0x89, 0xd6, /* mov %rdx,%rsi */
+		0x0f, 0x05,       /* syscall */
+		0xc3,             /* ret */
+	};
+	static struct worker w[THREADS];
+	struct block mine = { { 0 } };
+	struct rig fixed, runtime;
+	fn3 fixed_fn = rig_install_at(&fixed, getppid_fn, sizeof(getppid_fn), 5, NULL, 0, 8);
+	fn3 runtime_fn = rig_install_at(&runtime, syscall_fn, sizeof(syscall_fn), 9, NULL, 0, 16);
+
+	gs_use(&mine);
+	for (int t = 0; t < THREADS; t++) {
+		w[t] = (struct worker){ .fixed = fixed_fn, .runtime = runtime_fn };
+		ck_assert_int_eq(pthread_create(&w[t].id, NULL, work, &w[t]), 0);
+	}
+	for (int t = 0; t < THREADS; t++) {
+		void *ok;
+
+		ck_assert_int_eq(pthread_join(w[t].id, &ok), 0);
+		ck_assert_ptr_eq(ok, &w[t]);
+		ck_assert_uint_eq(site_count(&w[t].b, &fixed), CALLS);
+		ck_assert_uint_eq(site_count(&w[t].b, &runtime), 2 * CALLS);
+		ck_assert_uint_eq(nr_count(&w[t].b, SYS_getppid), CALLS);
+		ck_assert_uint_eq(nr_count(&w[t].b, NR_LIMIT - 1), CALLS);
+	}
+	for (size_t i = 0; i < BLOCK_WORDS; i++) /* the threads' counts went to their blocks */
+		ck_assert_uint_eq(mine.w[i], 0);
+	gs_release();
+	rig_free(&fixed);
+	rig_free(&runtime);
+}
+END_TEST
+
 Suite *stub_suite(void)
 {
 	return single_case_suite("stub", (const TTest *const[]){
 		fixed_number_before, fixed_number_after, run_time_number, registers_flags_and_red_zone_are_kept,
-		layout_and_translation, patch_is_a_jump_then_int3, stubs_that_cannot_be_built, NULL });
+		layout_and_translation, patch_is_a_jump_then_int3, stubs_that_cannot_be_built, stubs_decode_as_documented,
+		rewind_to_an_interrupted_load, a_rewound_triple_loses_no_count, each_thread_counts_in_its_own_block, NULL });
 }
