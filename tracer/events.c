@@ -31,7 +31,7 @@ static struct run_result *result;
 static int nr_execve[ABI_COUNT], nr_execveat[ABI_COUNT];
 static int nr_clone[ABI_COUNT], nr_clone3[ABI_COUNT], nr_fork[ABI_COUNT], nr_vfork[ABI_COUNT];
 static int nr_munmap, nr_restart_syscall[ABI_COUNT], nr_rt_sigreturn;
-static int nr_getaffinity[ABI_COUNT], nr_setaffinity[ABI_COUNT];
+static int nr_getaffinity[ABI_COUNT], nr_setaffinity[ABI_COUNT], nr_arch_prctl;
 
 static void resume(pid_t tid, int request, int sig)
 {
@@ -55,6 +55,7 @@ static void learn_numbers(void)
 	}
 	nr_rt_sigreturn = syscall_index_of(ABI_X86_64, "rt_sigreturn");
 	nr_munmap = syscall_index_of(ABI_X86_64, "munmap");
+	nr_arch_prctl = syscall_index_of(ABI_X86_64, "arch_prctl");
 }
 
 static void count_result(struct image_record *r, int idx, int64_t ret)
@@ -80,7 +81,7 @@ static struct site_record *count_call(struct image *img, int idx, uint64_t site_
 	s->ptraced++;
 	img->rec.calls[idx]++;
 	img->rec.ptraced++;
-	img->rec.early += !img->ready;
+	img->rec.early += !img->late;
 	return s;
 }
 
@@ -219,6 +220,8 @@ static void on_seccomp(struct thread *t)
 		} else if (idx == nr_munmap && img->unnamed_sites) {
 			/* name sites while the code they lie in is still mapped */
 			image_name_sites(img, t->tid, NULL);
+		} else if (idx == nr_arch_prctl) {
+			library_on_arch_prctl(t, info.seccomp.args[0]);
 		}
 		note_clone_flags(t, abi, idx, info.seccomp.args);
 		count_call(img, idx, site);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <asm/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/user.h>
@@ -285,7 +286,7 @@ static void on_ready(struct thread *t, const uint64_t *args)
 	if (status == LIBRARY_READY && patching_other_threads(t))
 		img->rec.library = "threads-before-library";
 	else if (status == LIBRARY_READY && give_slot(t))
-		img->ready = true;
+		img->ready = img->late = true;
 	answer(t->tid, 0);
 }
 
@@ -310,6 +311,7 @@ void library_image_starts(struct image *img, const struct image *creator, bool s
 	img->as = shares_memory ? as_get(creator->as) : as_fork(creator->as);
 	img->rec.library = creator->rec.library;
 	img->ready = creator->ready;
+	img->late = creator->late;
 }
 
 void library_thread_starts(struct thread *t)
@@ -345,6 +347,18 @@ static void take_site(struct image *img, const struct site_record *from, uint64_
 	img->rec.inprocess += calls;
 	if (from->syscall >= 0)
 		img->rec.calls[from->syscall] += calls;
+}
+
+void library_on_arch_prctl(struct thread *t, uint64_t code)
+{
+	struct image *img = t->img;
+
+	if (code != ARCH_SET_GS || !img->ready)
+		return;
+	/* the program takes %gs for itself: the stubs go before the call is made */
+	patching_undo_all(t, img->as);
+	img->ready = false;
+	img->rec.library = "program-sets-gs";
 }
 
 void library_thread_ends(struct thread *t)

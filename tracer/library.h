@@ -28,6 +28,9 @@ void library_on_control(struct thread *t, uint64_t site, const uint64_t *args);
 void library_image_starts(struct image *img, const struct image *creator, bool shares_memory);
 /* At a new thread's first stop, before it runs: its own counter slot, through %gs. */
 void library_thread_starts(struct thread *t);
+/* At an arch_prctl's seccomp stop: a program that sets its own %gs base gets its
+ * memory's patches written back first, and stays on the ptrace path. */
+void library_on_arch_prctl(struct thread *t, uint64_t code);
 /* When a thread leaves its image (death, exec): its in-process counts go from its
  * slot into the image's record, and the slot is freed. */
 void library_thread_ends(struct thread *t);

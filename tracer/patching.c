@@ -35,10 +35,11 @@
 static enum patch_mode mode;
 /* Calls that must stop in the tracer: they change the stack or never return to the
  * stub (a child would return into it on a stack it does not have), or the tracer
- * needs their entry (execve: the environment; affinity: placement.c). */
+ * needs their entry (execve: the environment; affinity: placement.c; arch_prctl: a
+ * program that sets its own %gs base takes the stubs' counters away). */
 static const char *const slow_names[] = {
 	"rt_sigreturn", "clone", "clone3", "fork", "vfork", "execve", "execveat",
-	"sched_setaffinity", "sched_getaffinity",
+	"sched_setaffinity", "sched_getaffinity", "arch_prctl",
 };
 #define NSLOW (sizeof(slow_names) / sizeof(slow_names[0]))
 static int slow_nrs[NSLOW];
@@ -499,7 +500,7 @@ void patching_undo_all(struct thread *t, struct addr_space *as)
 		if (p->counter >= 0)
 			p->stale = true;
 		if (!as->sites.sites[i].state || p->counter < 0)
-			as->sites.sites[i].state = unpatchable("library-region-full");
+			as->sites.sites[i].state = unpatchable("patches-withdrawn");
 	}
 	free(sh.list);
 	free(stopped);

@@ -26,6 +26,7 @@ struct image {
 	/* the in-process path (library.c) */
 	struct addr_space *as;          /* shared with threads, vfork and CLONE_VM children */
 	bool ready;                     /* its library is up: sites may be patched */
+	bool late;                      /* its library has been up: calls are no longer early */
 	struct perf_counters perf;      /* the process's; handed on at exec */
 	struct image *prev, *next;      /* the images not written yet */
 };
