@@ -21,7 +21,7 @@ PROGRAMS    := $(PROGRAM_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%)
 
 obj = $(patsubst %.c,$(BUILD)/$(1)/%.o,$(2))
 
-.PHONY: all deps check check-unit check-e2e install clean demo bench programs
+.PHONY: all deps check check-unit check-e2e install clean demo bench bench-inprocess programs
 all: $(BUILD)/systrace $(BUILD)/libsystrace.so
 
 # Install missing dependencies once (apt-get; see scripts/install-deps.sh).
@@ -84,6 +84,10 @@ demo: $(BUILD)/systrace $(BUILD)/libsystrace.so
 
 bench: $(BUILD)/systrace $(BUILD)/libsystrace.so
 	sh bench/run.sh $(BUILD)/systrace
+
+# getppid under the allow-all filter baseline, and the patch modes side by side
+bench-inprocess: $(BUILD)/systrace $(BUILD)/libsystrace.so
+	sh bench/run-inprocess.sh $(BUILD)/systrace getppid threads
 
 install: $(BUILD)/systrace $(BUILD)/libsystrace.so
 	install -D -m 755 $(BUILD)/systrace $(DESTDIR)$(PREFIX)/bin/systrace

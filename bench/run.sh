@@ -5,7 +5,8 @@
 # Workloads: libiberty (configure + make -j2 of libiberty, in a fresh build
 # folder each run), spawn (a shell loop starting /bin/true 500 times),
 # getppid (bench/getppid_loop.c making GETPPID_N raw getppid calls).
-# Default: all three.
+# Default: all three. The in-process path (native vs allow-all filter vs the
+# patch modes) has its own script: bench/run-inprocess.sh.
 #
 # Environment: ROUNDS (default 5), BENCH_CACHE (default /var/tmp/systrace-bench),
 # RESULTS (default $BENCH_CACHE/results-DATE), PATCH (systrace's --patch mode,
@@ -38,7 +39,9 @@ libiberty_src=""
 for w in "$@"; do
     case $w in
         libiberty) libiberty_src=$(sh "$here/prepare-libiberty.sh" "$cache") ;;
-        getppid) "${CC:-cc}" -O2 -Wall -Wextra -o "$cache/getppid_loop" "$here/getppid_loop.c" ;;
+        getppid) "${CC:-cc}" -O2 -Wall -Wextra -D_GNU_SOURCE -I"$here" -I"$here/../tracer" \
+                     -o "$cache/getppid_loop" "$here/getppid_loop.c" \
+                     "$here/allow_filter.c" "$here/../tracer/filter.c" ;;
         spawn) ;;
         *) echo "run.sh: unknown workload '$w' (libiberty, spawn, getppid)" >&2; exit 2 ;;
     esac

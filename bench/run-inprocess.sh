@@ -1,0 +1,63 @@
+#!/bin/sh
+# run-inprocess.sh SYSTRACE [getppid|threads ...]: interleaved speed comparison of
+# the in-process path (bench/inprocess.py says what each arm runs).
+#
+# getppid: 5,000,000 raw getppid calls at one site: natively, natively under
+#   systrace's own seccomp filter with every outcome ALLOW (the fair baseline:
+#   every syscall under any filter pays for it), under systrace (default safe),
+#   and at SLOW_N calls under systrace --patch=off and strace -f -c.
+# threads: THREADS threads x THREADS_M calls at one shared site: natively, under
+#   the allow-all filter, under systrace --patch=safe and unsafe, and at
+#   THREADS_SLOW_M calls per thread under --patch=single and off.
+# Default: both.
+#
+# Environment: ROUNDS (5), BENCH_CACHE (/var/tmp/systrace-bench), RESULTS
+# ($BENCH_CACHE/results-inprocess-DATE), GETPPID_N (5000000), SLOW_N (200000),
+# THREADS (4), THREADS_M (1250000), THREADS_SLOW_M (25000), TIMEOUT (600 s per run),
+# QUIET_WAIT (0: on a shared machine, wait up to this many seconds before each run
+# for a second in which other work uses less than 0.3 CPU).
+set -eu
+
+if [ $# -lt 1 ]; then
+    echo "usage: sh bench/run-inprocess.sh SYSTRACE [getppid|threads ...]" >&2
+    exit 2
+fi
+systrace=$1
+shift
+[ $# -gt 0 ] || set -- getppid threads
+
+case $systrace in
+    */*) systrace=$(cd "$(dirname "$systrace")" && pwd)/$(basename "$systrace") ;;
+esac
+if ! command -v "$systrace" >/dev/null 2>&1; then
+    echo "run-inprocess.sh: $systrace: not found (build it with make)" >&2
+    exit 2
+fi
+command -v strace >/dev/null || { echo "run-inprocess.sh: strace not installed" >&2; exit 2; }
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+cache=${BENCH_CACHE:-/var/tmp/systrace-bench}
+results=${RESULTS:-$cache/results-inprocess-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$cache" "$results"
+
+# The allow-all baseline links systrace's own filter_build (tracer/filter.c).
+cc="${CC:-cc} -O2 -Wall -Wextra -D_GNU_SOURCE -I$here -I$top/tracer"
+for w in "$@"; do
+    case $w in
+        getppid) $cc -o "$cache/getppid_loop" "$here/getppid_loop.c" \
+                     "$here/allow_filter.c" "$top/tracer/filter.c" ;;
+        threads) $cc -pthread -o "$cache/threads_loop" "$here/threads_loop.c" \
+                     "$here/allow_filter.c" "$top/tracer/filter.c" ;;
+        *) echo "run-inprocess.sh: unknown workload '$w' (getppid, threads)" >&2; exit 2 ;;
+    esac
+done
+
+exec python3 "$here/inprocess.py" \
+    --systrace "$systrace" --rounds "${ROUNDS:-5}" --timeout "${TIMEOUT:-600}" \
+    --results "$results" --quiet-wait "${QUIET_WAIT:-0}" \
+    --getppid "$cache/getppid_loop" --threads "$cache/threads_loop" \
+    --n "${GETPPID_N:-5000000}" --slow-n "${SLOW_N:-200000}" \
+    --threads-t "${THREADS:-4}" --threads-m "${THREADS_M:-1250000}" \
+    --threads-slow-m "${THREADS_SLOW_M:-25000}" \
+    "$@"
