@@ -341,7 +341,8 @@ static void take_site(struct image *img, const struct site_record *from, uint64_
 		s->symbol_offset = from->symbol_offset;
 		s->named = true;
 	}
-	s->syscall = from->syscall;
+	/* a branch to a patched syscall can bring another number than the stub's */
+	site_note_syscall(s, from->syscall);
 	s->state = from->state;
 	s->inprocess += calls;
 	img->rec.inprocess += calls;

@@ -5,6 +5,8 @@
 #include <sys/uio.h>
 #include <sys/user.h>
 
+#include "gate.h"
+#include "patching.h"
 #include "procfs.h"
 
 /* The kernel's internal restart codes (include/linux/errno.h). */
@@ -40,11 +42,23 @@ void restart_note_signal(struct thread *t, int sig)
 			t->restart = RESTART_IF_FRAME_SAYS;
 		return;
 	}
-	t->restart_site = regs.rip - 2;
+	t->restart_site = patching_site_of(t, regs.rip - 2);
 	t->restart_nr = (long)regs.orig_rax;
 	/* Without a handler every restart code enters the call again; with one, it
 	 * depends on the code and SA_RESTART, which the handler's frame will show. */
 	t->restart = signal_is_caught(t->tid, sig) ? RESTART_IF_FRAME_SAYS : RESTART_NEXT;
+}
+
+void restart_note_interrupt(struct thread *t)
+{
+	struct user_regs_struct regs;
+
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0 || (long)regs.orig_rax < 0
+	    || !restart_is_code((long)regs.rax) || regs.rip == SYSTRACE_GATE_SYSCALL_IP)
+		return;
+	t->restart = RESTART_NEXT;
+	t->restart_site = patching_site_of(t, regs.rip - 2);
+	t->restart_nr = (long)regs.orig_rax;
 }
 
 void restart_note_sigreturn(struct thread *t, uint64_t stack_pointer)
@@ -64,9 +78,9 @@ void restart_note_sigreturn(struct thread *t, uint64_t stack_pointer)
 	 * returned. Anything else: this handler interrupted another one (two
 	 * signals; the other may even be at the same site, glibc's syscall()), whose
 	 * own rt_sigreturn will tell. */
-	if (saved[1] == t->restart_site && (long)saved[0] == t->restart_nr)
+	if (patching_site_of(t, saved[1]) == t->restart_site && (long)saved[0] == t->restart_nr)
 		t->restart = RESTART_NEXT;
-	else if (saved[1] == t->restart_site + 2 && (long)saved[0] == -EINTR)
+	else if (patching_site_of(t, saved[1] - 2) == t->restart_site && (long)saved[0] == -EINTR)
 		t->restart = RESTART_NONE;
 }
 

@@ -6,10 +6,30 @@ Usable as a module (sys.path.insert(0, E2E_DIR); import csvtool) and as a comman
   csvtool.py counts DIR [ABI]
       per-syscall call counts (sum over every row of syscalls.csv), one `name calls`
       line each, for ABI (default x86_64).
-  csvtool.py compare DIR STRACE_FILE [ABI] [name=N ...]
+  csvtool.py compare DIR STRACE_FILE [ABI] [name=N ...] [name=? ...]
       checks that DIR's per-name counts for ABI equal exactly strace's table for that
       ABI plus the listed extra calls (calls strace -c cannot see: those that never
       return, such as exit_group, or that were in flight when the process was killed).
+      N may be negative; name=? leaves that name out of the comparison (for calls a
+      signal restarts, which strace -c counts once per entry: the test checks those
+      by construction instead).
+  csvtool.py rowcounts DIR NAME [ABI]
+      the calls of NAME in each image (pid, image) that made any, sorted, on one line.
+  csvtool.py site DIR SYMBOL[@SYSCALL] EXPECT
+      the sites.csv rows whose symbol is SYMBOL (`func` matches any `func+0x..`,
+      `func+0x12` only that one; @SYSCALL: only its sites of that syscall) must be: `patched` (at least one row patched with
+      inprocess > 0, none unpatchable), `not-patched` (no row patched, inprocess 0
+      in every row) or `any` (only printed). Fails when no row has that symbol.
+  csvtool.py sitecount DIR [symbol=S] [object=SUBSTRING] [syscall=NAME] [--list]
+      the calls (ptraced + inprocess) at the sites.csv rows matching every filter,
+      summed (--list: the rows instead).
+  csvtool.py never-patched DIR NAME[,NAME...]
+      no sites.csv row for one of these syscall names is patched or has in-process
+      calls (rt_sigreturn, clone, vfork...: they must stop in the tracer).
+  csvtool.py library DIR EXPECT [EXE_SUFFIX]
+      every processes.csv row (or those whose exe ends with EXE_SUFFIX) has
+      library == EXPECT; `unpatchable` in EXPECT's place means every sites.csv row of
+      those images is unpatchable:<reason> with a reason.
   csvtool.py consistency DIR
       the cross-file invariants of one run (see check_consistency).
   csvtool.py perfstats DIR STDERR_FILE
@@ -174,9 +194,9 @@ def strace_tables(path):
     return tables
 
 
-def compare(d, strace_file, abi="x86_64", extra=None, out=sys.stdout):
-    """DIR's counts for abi == strace's table for abi + extra. Returns a list of
-    mismatch messages (empty when equal)."""
+def compare(d, strace_file, abi="x86_64", extra=None, out=sys.stdout, skip=()):
+    """DIR's counts for abi == strace's table for abi + extra, leaving out the names
+    in skip. Returns a list of mismatch messages (empty when equal)."""
     got = systrace_counts(d, abi)
     expected = collections.Counter(strace_tables(strace_file).get(abi, {}))
     for name, n in (extra or {}).items():
@@ -186,10 +206,96 @@ def compare(d, strace_file, abi="x86_64", extra=None, out=sys.stdout):
     print(f"{'syscall':<20} {'systrace':>9} {'expected':>9}   ({abi}: strace -c + extra {extra or {}})", file=out)
     for name in names:
         g, e = got.get(name, 0), expected.get(name, 0)
+        if name in skip:
+            print(f"{name:<20} {g:>9} {e:>9}   (not compared: checked by construction)", file=out)
+            continue
         mark = "" if g == e else "   <-- MISMATCH"
         print(f"{name:<20} {g:>9} {e:>9}{mark}", file=out)
         if g != e:
             problems.append(f"{abi} {name}: systrace counted {g}, strace -c + extra says {e}")
+    return problems
+
+
+def row_counts(d, name, abi="x86_64"):
+    """Sorted list of the calls of name in each image that made any."""
+    per = collections.Counter()
+    for r in load_syscalls(d):
+        if r["syscall"] == name and row_abi(r) == abi:
+            per[(r["pid"], r["image"])] += to_int(r["calls"], f"syscalls.csv {r}")
+    return sorted(n for n in per.values() if n)
+
+
+def symbol_matches(symbol, want):
+    if "+" in want:
+        return symbol == want
+    return symbol.split("+", 1)[0] == want
+
+
+def describe_site(r):
+    return (f"pid {r['pid']} image {r['image']} {os.path.basename(r['object']) or '?'} {r['symbol'] or r['offset']} "
+            f"({r['syscall']}): state {r['state']}, ptraced {r['ptraced']}, inprocess {r['inprocess']}")
+
+
+def check_site(d, want, expect):
+    """Problems with the sites of symbol want against expect (see the usage)."""
+    want_symbol, _, want_syscall = want.partition("@")
+    rows = [r for r in load_sites(d) if symbol_matches(r["symbol"], want_symbol)
+            and (not want_syscall or r["syscall"] == want_syscall)]
+    if not rows:
+        return [f"sites.csv has no site with symbol {want} (did the program run it? is the symbol read?)"]
+    for r in rows:
+        print("    " + describe_site(r))
+    if expect == "patched":
+        unpatchable = [r for r in rows if r["state"].startswith("unpatchable")]
+        hot = [r for r in rows if r["state"] == "patched" and to_int(r["inprocess"], "sites.csv inprocess") > 0]
+        if unpatchable:
+            return [f"{want}: expected patched, but " + "; ".join(describe_site(r) for r in unpatchable)]
+        if not hot:
+            return [f"{want}: expected a patched site with in-process calls, got " +
+                    "; ".join(describe_site(r) for r in rows)]
+    elif expect == "not-patched":
+        bad = [r for r in rows if r["state"] == "patched" or to_int(r["inprocess"], "sites.csv inprocess") != 0]
+        if bad:
+            return [f"{want}: must never be patched (a patch there corrupts the program or the counts), but " +
+                    "; ".join(describe_site(r) for r in bad)]
+    elif expect != "any":
+        return [f"unknown expectation {expect!r} (patched, not-patched, any)"]
+    return []
+
+
+def check_never_patched(d, names):
+    bad = [r for r in load_sites(d)
+           if r["syscall"] in names and (r["state"] == "patched" or to_int(r["inprocess"], "sites.csv inprocess") != 0)]
+    return [f"a {r['syscall']} site must stop in the tracer, but " + describe_site(r) for r in bad]
+
+
+def check_library(d, expect, exe_suffix=None):
+    procs = load_processes(d)
+    if procs and "library" not in procs[0]:
+        return [f"processes.csv has no `library` column (columns: {', '.join(procs[0])}): the in-process path has not landed"]
+    rows = [r for r in procs if exe_suffix is None or r["exe"].endswith(exe_suffix)]
+    if not rows:
+        return [f"processes.csv has no row whose exe ends with {exe_suffix!r}"]
+    problems = []
+    for r in rows:
+        print(f"    pid {r['pid']} image {r['image']} {r['exe']}: library {r['library']!r}, "
+              f"syscalls {r['syscalls']}, ptraced {r['ptraced']}, inprocess {r['inprocess']}")
+        if r["library"] != expect:
+            problems.append(f"pid {r['pid']} image {r['image']} ({r['exe']}): library is {r['library']!r}, expected {expect!r}")
+    return problems
+
+
+def check_all_unpatchable(d, exe_suffix=None):
+    """Every site of the matching images is unpatchable:<reason> with a reason."""
+    keys = {(r["pid"], r["image"]) for r in load_processes(d)
+            if exe_suffix is None or r["exe"].endswith(exe_suffix)}
+    problems = []
+    for r in load_sites(d):
+        if (r["pid"], r["image"]) not in keys:
+            continue
+        st = r["state"]
+        if not st.startswith("unpatchable:") or not st[len("unpatchable:"):]:
+            problems.append("expected unpatchable:<reason>: " + describe_site(r))
     return problems
 
 
@@ -383,13 +489,50 @@ def main(argv):
             d, strace_file = args[0], args[1]
             abi = "x86_64"
             extra = {}
+            skip = set()
             for a in args[2:]:
                 if "=" in a:
                     name, n = a.split("=", 1)
-                    extra[name] = extra.get(name, 0) + int(n)
+                    if n == "?":
+                        skip.add(name)
+                    else:
+                        extra[name] = extra.get(name, 0) + int(n)
                 else:
                     abi = a
-            return report(compare(d, strace_file, abi, extra))
+            return report(compare(d, strace_file, abi, extra, skip=skip))
+        if cmd == "rowcounts":
+            print(" ".join(str(n) for n in row_counts(args[0], args[1], args[2] if len(args) > 2 else "x86_64")))
+            return 0
+        if cmd == "site":
+            return report(check_site(args[0], args[1], args[2]))
+        if cmd == "sitecount":
+            rows = load_sites(args[0])
+            for a in args[1:]:
+                if a == "--list":
+                    continue
+                key, _, value = a.partition("=")
+                if key == "symbol":
+                    rows = [r for r in rows if symbol_matches(r["symbol"], value)]
+                elif key == "object":
+                    rows = [r for r in rows if value in r["object"]]
+                elif key == "syscall":
+                    rows = [r for r in rows if r["syscall"] == value]
+                else:
+                    raise CheckError(f"sitecount: unknown filter {a!r}")
+            if "--list" in args:
+                for r in rows:
+                    print(describe_site(r))
+            else:
+                print(sum(to_int(r["ptraced"], "sites.csv ptraced") + to_int(r["inprocess"], "sites.csv inprocess")
+                          for r in rows))
+            return 0
+        if cmd == "never-patched":
+            return report(check_never_patched(args[0], set(args[1].split(","))))
+        if cmd == "library":
+            exe = args[2] if len(args) > 2 else None
+            if args[1] == "unpatchable":
+                return report(check_all_unpatchable(args[0], exe))
+            return report(check_library(args[0], args[1], exe))
         if cmd == "consistency":
             return report(check_consistency(args[0], patch_off="--any-mode" not in args))
         if cmd == "perfstats":

@@ -55,21 +55,155 @@ no_sanitizer_report() {
 	return 0
 }
 
-# st_run DIR CMD [ARG...]: runs `$SYSTRACE --patch=off -o DIR -- CMD...` (bounded by
-# RUN_TIMEOUT), stdout to DIR.out, stderr to DIR.err; sets ST_STATUS; records a
+# The build folder (the plain systrace's) and the preloaded library in it.
+BUILD_DIR=$(cd "$(dirname "$SYSTRACE_PLAIN")" && pwd)
+LIBSYSTRACE=$BUILD_DIR/libsystrace.so
+
+# st_run_mode MODE DIR CMD [ARG...]: runs `$ST_BIN --patch=MODE -o DIR -- CMD...`
+# (ST_BIN defaults to $SYSTRACE; MODE `default` gives no --patch option), bounded by
+# RUN_TIMEOUT, stdout to DIR.out, stderr to DIR.err; sets ST_STATUS; records a
 # failure on a sanitizer report or a timeout. ST_OPTS adds options before --.
-st_run() {
-	_dir=$1
-	shift
+st_run_mode() {
+	_mode=$1
+	_dir=$2
+	shift 2
+	_patch=--patch=$_mode
+	[ "$_mode" = default ] && _patch=
 	rm -rf "$_dir"
-	# shellcheck disable=SC2086 # ST_OPTS is a list of options
-	timeout --foreground -k 10 "$RUN_TIMEOUT" "$SYSTRACE" --patch=off ${ST_OPTS:-} -o "$_dir" -- "$@" \
+	# shellcheck disable=SC2086 # ST_OPTS is a list of options; _patch one or none
+	timeout --foreground -k 10 "$RUN_TIMEOUT" "${ST_BIN:-$SYSTRACE}" $_patch ${ST_OPTS:-} -o "$_dir" -- "$@" \
 		>"$_dir.out" 2>"$_dir.err"
 	ST_STATUS=$?
 	if [ "$ST_STATUS" -eq 124 ]; then
-		check_problem "systrace --patch=off -o $_dir -- $* did not finish within ${RUN_TIMEOUT}s"
+		check_problem "systrace $_patch ${ST_OPTS:-} -o $_dir -- $* did not finish within ${RUN_TIMEOUT}s"
 	fi
-	no_sanitizer_report "$_dir.err" "systrace -- $*"
+	no_sanitizer_report "$_dir.err" "systrace $_patch -- $*"
+	return 0
+}
+
+# st_run DIR CMD [ARG...]: st_run_mode off DIR CMD...
+st_run() {
+	st_run_mode off "$@"
+}
+
+# require_library: records a failure when the preloaded library is not built.
+require_library() {
+	if [ ! -f "$LIBSYSTRACE" ]; then
+		check_problem "$LIBSYSTRACE is missing: the in-process path (preload/) has not landed or was not built; every check of in-process counts below fails for that reason"
+		return 1
+	fi
+	return 0
+}
+
+# strace_count_preload FILE CMD [ARG...]: strace_count with LD_PRELOAD=$LIBSYSTRACE
+# in the traced program's environment only (strace -E), as systrace runs it; without
+# the library (not built yet), the same without it.
+strace_count_preload() {
+	_file=$1
+	shift
+	if [ -f "$LIBSYSTRACE" ]; then
+		timeout --foreground -k 10 "$RUN_TIMEOUT" strace -f -c -U name,calls -E "LD_PRELOAD=$LIBSYSTRACE" \
+			-o "$_file" -- "$@" >"$_file.out" 2>&1
+		STRACE_STATUS=$?
+	else
+		strace_count "$_file" "$@"
+	fi
+	return 0
+}
+
+# compare_inprocess NAME MODE EXTRA CMD [ARG...]: runs CMD under systrace --patch=MODE
+# (see st_run_mode) into $TMPDIR/NAME and under strace -f -c with LD_PRELOAD of the
+# library, and checks: systrace exited 0 (the program checks itself), the per-name
+# counts equal strace's plus EXTRA (as compare_with_strace; name=? leaves a name to
+# the caller's checks by construction), and the CSV files are consistent.
+compare_inprocess() {
+	_name=$1
+	_mode=$2
+	_extra=$3
+	shift 3
+	echo "== $_name (--patch=$_mode): $*"
+	st_run_mode "$_mode" "$TMPDIR/$_name" "$@"
+	if [ "$ST_STATUS" -ne 0 ]; then
+		_how="exited $ST_STATUS"
+		[ "$ST_STATUS" -gt 128 ] && [ "$ST_STATUS" -lt 160 ] &&
+			_how="exited $ST_STATUS: the program was killed by signal $((ST_STATUS - 128)) ($(kill -l $((ST_STATUS - 128)) 2>/dev/null))"
+		check_problem "$_name: systrace --patch=$_mode $_how; the program exits 0 natively and with --patch=off (non-zero: it found itself broken)"
+		st_show_err "$TMPDIR/$_name"
+		sed 's/^/    out| /' "$TMPDIR/$_name.out" | head -20
+		return 1
+	fi
+	strace_count_preload "$TMPDIR/$_name.strace" "$@"
+	if [ "$STRACE_STATUS" -ne 0 ]; then
+		check_problem "$_name: under strace (LD_PRELOAD=$LIBSYSTRACE) the program exited $STRACE_STATUS: the library breaks it outside systrace, or the test program is broken"
+		sed 's/^/    | /' "$TMPDIR/$_name.strace.out" | head -20
+		return 1
+	fi
+	_ok=0
+	# shellcheck disable=SC2086
+	if ! csvtool compare "$TMPDIR/$_name" "$TMPDIR/$_name.strace" x86_64 $_extra; then
+		check_problem "$_name (--patch=$_mode): per-syscall counts differ from strace -f -c with the library preloaded (+ $_extra)"
+		_ok=1
+	fi
+	if ! csvtool consistency "$TMPDIR/$_name" --any-mode; then
+		check_problem "$_name (--patch=$_mode): the CSV files are inconsistent"
+		_ok=1
+	fi
+	return $_ok
+}
+
+# expect_site_count DIR FILTER... N WHAT: the calls (ptraced + inprocess) at the sites
+# matching every FILTER (symbol=S, object=SUBSTRING, syscall=NAME) add up to N.
+expect_site_count() {
+	_d=$1
+	shift
+	_filters=
+	while [ $# -gt 2 ]; do
+		_filters="$_filters $1"
+		shift
+	done
+	set -f # no globbing of the filters (object=[anon])
+	# shellcheck disable=SC2086
+	_got=$(csvtool sitecount "$_d" $_filters)
+	if [ "$_got" != "$1" ]; then
+		check_problem "$2: the sites matching$_filters have $_got calls, expected $1 by construction"
+		# shellcheck disable=SC2086
+		csvtool sitecount "$_d" $_filters --list | sed 's/^/    /'
+		set +f
+		return 1
+	fi
+	set +f
+	return 0
+}
+
+# expect_site DIR SYMBOL EXPECT WHAT: see `csvtool.py site` (patched, not-patched, any).
+expect_site() {
+	[ -f "$1/sites.csv" ] || return 1 # the run failed, and said so
+	if ! csvtool site "$1" "$2" "$3"; then
+		check_problem "$4: site $2 is not $3"
+		return 1
+	fi
+	return 0
+}
+
+# expect_never_patched DIR WHAT: no rt_sigreturn, clone, clone3, fork, vfork site of
+# the run is patched or has in-process calls.
+expect_never_patched() {
+	[ -f "$1/sites.csv" ] || return 1
+	if ! csvtool never-patched "$1" rt_sigreturn,clone,clone3,fork,vfork; then
+		check_problem "$2: a site that changes the stack or never returns normally went in-process"
+		return 1
+	fi
+	return 0
+}
+
+# expect_rows DIR NAME "N1 N2 ..." WHAT: the calls of NAME per image, sorted, are
+# exactly these (each process's calls counted in its own row).
+expect_rows() {
+	_got=$(csvtool rowcounts "$1" "$2")
+	if [ "$_got" != "$3" ]; then
+		check_problem "$4: $2 per image (sorted) is '$_got', expected '$3' by construction (calls counted in another process's row?)"
+		return 1
+	fi
 	return 0
 }
 
