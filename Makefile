@@ -16,12 +16,14 @@ TRACER_SRC  := $(wildcard tracer/*.c)
 GEN_SRC     := $(BUILD)/gen/syscall_table.c
 LIB_SRC     := $(STATS_SRC) $(PATCHER_SRC) $(filter-out tracer/main.c,$(TRACER_SRC))
 UNIT_SRC    := $(wildcard tests/unit/*.c)
-PROGRAM_SRC := $(wildcard tests/programs/*.c)
-PROGRAMS    := $(PROGRAM_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%)
+PROGRAM_SRC := $(filter-out %_preload.c,$(wildcard tests/programs/*.c))
+PRELOAD_SRC := $(wildcard tests/programs/*_preload.c)
+PROGRAMS    := $(PROGRAM_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%) \
+	       $(PRELOAD_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%.so)
 
 obj = $(patsubst %.c,$(BUILD)/$(1)/%.o,$(2))
 
-.PHONY: all deps check check-unit check-e2e install clean demo bench bench-inprocess programs
+.PHONY: all deps check check-unit check-e2e stress install clean demo bench bench-inprocess programs
 all: $(BUILD)/systrace $(BUILD)/libsystrace.so
 
 # Install missing dependencies once (apt-get; see scripts/install-deps.sh).
@@ -63,6 +65,9 @@ $(BUILD)/asan/unit-tests: $(call obj,asan,$(UNIT_SRC) $(LIB_SRC) $(GEN_SRC))
 
 # Test programs: plain C, threads allowed; *_static.c are linked statically.
 programs: $(PROGRAMS)
+$(BUILD)/tests/programs/%.so: tests/programs/%.c
+	@mkdir -p $(@D)
+	$(CC) -O1 -g $(WARN) -Ipreload -fPIC -shared -o $@ $<
 $(BUILD)/tests/programs/%: tests/programs/%.c
 	@mkdir -p $(@D)
 	$(CC) -O1 -g $(WARN) -pthread $(if $(findstring _static,$*),-static) -o $@ $<
@@ -78,6 +83,12 @@ check-e2e: $(BUILD)/systrace $(BUILD)/asan/systrace $(BUILD)/libsystrace.so $(BU
 $(BUILD)/asan/libsystrace.so: $(BUILD)/libsystrace.so
 	@mkdir -p $(@D)
 	cp $< $@
+
+# the threaded hazard programs many times over (STRESS_RUNS, default 200 each)
+STRESS_RUNS ?= 200
+STRESS_MODES ?= safe
+stress: $(BUILD)/systrace $(BUILD)/libsystrace.so $(PROGRAMS)
+	sh tests/stress.sh $(BUILD) $(STRESS_RUNS) "$(STRESS_MODES)"
 
 demo: $(BUILD)/systrace $(BUILD)/libsystrace.so
 	sh workload/run-demo.sh $(BUILD)/systrace

@@ -1,0 +1,56 @@
+#!/bin/sh
+# An image whose library cannot come up stays on the slow path, exactly counted, and
+# says why (processes.csv `library`, sites.csv `unpatchable:library-<why>`):
+#  - gate-address-taken: a preloaded library maps a page at the gate address before
+#    ours runs (gate_squatter_preload.so); getppid_loop 1000;
+#  - region-unreachable: a program that drops from root to nobody execs
+#    getppid_loop 1000, whose library cannot open the root tracer's region.
+# Each: exit 0, getppid exactly 1000 in the image, nothing in-process, the library
+# column and every site of that image say the reason.
+. "$(dirname "$0")/lib.sh"
+require_library
+T=$TMPDIR
+
+check_image() { # DIR IMAGE REASON
+	python3 - "$1" "$2" "$3" <<'PY' || check_problem "$(basename "$1"): image $2 not on the slow path with reason $3 (see above)"
+import csv, sys
+d, image, reason = sys.argv[1], sys.argv[2], sys.argv[3]
+bad = []
+rows = [r for r in csv.DictReader(open(d + "/processes.csv", newline="")) if r["image"] == image]
+if len(rows) != 1:
+    bad.append(f"{len(rows)} rows for image {image}")
+for r in rows:
+    if r["library"] != reason:
+        bad.append(f"library {r['library']!r}, expected {reason!r}")
+    if r["inprocess"] != "0" or r["ptraced"] != r["syscalls"]:
+        bad.append(f"syscalls {r['syscalls']}, ptraced {r['ptraced']}, inprocess {r['inprocess']}: all should be ptraced")
+calls = sum(int(r["calls"]) for r in csv.DictReader(open(d + "/syscalls.csv", newline=""))
+            if r["image"] == image and r["syscall"] == "getppid")
+if calls != 1000:
+    bad.append(f"getppid {calls}, expected 1000")
+states = {r["state"] for r in csv.DictReader(open(d + "/sites.csv", newline="")) if r["image"] == image}
+if states != {"unpatchable:library-" + reason}:
+    bad.append(f"site states {sorted(states)}, expected only unpatchable:library-{reason}")
+for b in bad:
+    print("   ", b)
+sys.exit(1 if bad else 0)
+PY
+}
+
+# (env sets it for the program only: systrace puts its own library first)
+st_run_mode default "$T/gate" env LD_PRELOAD="$PROGRAMS/gate_squatter_preload.so" "$PROGRAMS/getppid_loop" 1000
+[ "$ST_STATUS" -eq 0 ] || check_problem "gate squatter: systrace exited $ST_STATUS"
+[ -f "$T/gate/processes.csv" ] && check_image "$T/gate" 2 gate-address-taken
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "    region-unreachable case not run: it needs root (to drop to nobody)"
+else
+	# the program must be reachable by nobody: a copy in a world-readable folder
+	open=$(mktemp -d /tmp/systrace-nobody.XXXXXX) || fail "mktemp"
+	chmod 755 "$open" && cp "$PROGRAMS/getppid_loop" "$open/" && chmod 755 "$open/getppid_loop"
+	st_run_mode default "$T/uid" "$PROGRAMS/drop_uid" "$open/getppid_loop" 1000
+	rm -rf "$open"
+	[ "$ST_STATUS" -eq 0 ] || check_problem "drop_uid: systrace exited $ST_STATUS"
+	[ -f "$T/uid/processes.csv" ] && check_image "$T/uid" 2 region-unreachable
+fi
+finish
