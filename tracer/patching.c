@@ -334,10 +334,7 @@ static bool write_patch(struct thread *t, struct addr_space *as, struct patch *p
 	struct sharers sh = { .t = t, .as = as };
 	bool ok = true, *stopped = NULL;
 
-	if (mode == PATCH_SINGLE) {
-		if (patching_other_threads(t))
-			return false;
-	} else if (mode == PATCH_SAFE) {
+	if (mode == PATCH_SAFE) {
 		tasks_for_each_thread(collect_sharer, &sh);
 		stopped = calloc(sh.n ? sh.n : 1, sizeof(*stopped));
 		if (!stopped)
@@ -396,6 +393,9 @@ static enum patch_result apply(struct thread *t, struct addr_space *as, struct s
 		s->state = unpatchable("counters-full");
 		return PATCH_RESUME;
 	}
+	/* single: the site waits while other threads run, at no more cost than a trap */
+	if (mode == PATCH_SINGLE && patching_other_threads(t))
+		return PATCH_RESUME;
 	if (!at) {
 		if (!map_area(t, as, s, p))
 			return PATCH_HELD;
