@@ -68,7 +68,7 @@ programs: $(PROGRAMS)
 $(BUILD)/tests/programs/%.so: tests/programs/%.c
 	@mkdir -p $(@D)
 	$(CC) -O1 -g $(WARN) -Ipreload -fPIC -shared -o $@ $<
-$(BUILD)/tests/programs/%: tests/programs/%.c
+$(BUILD)/tests/programs/%: tests/programs/%.c $(wildcard tests/programs/*.h)
 	@mkdir -p $(@D)
 	$(CC) -O1 -g $(WARN) -pthread $(if $(findstring _static,$*),-static) -o $@ $<
 

@@ -5,22 +5,12 @@
  * --allow-filter: first install systrace's seccomp filter with every outcome ALLOW
  * (allow_filter.c), the fair native baseline for the in-process path. */
 #include "allow_filter.h"
+#include "raw_getppid.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
-
-static __attribute__((noinline)) long raw_getppid(void)
-{
-    long ret;
-    __asm__ volatile("syscall"
-                     : "=a"(ret)
-                     : "0"((long)SYS_getppid)
-                     : "rcx", "r11", "memory");
-    return ret;
-}
 
 int main(int argc, char **argv)
 {

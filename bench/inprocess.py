@@ -34,7 +34,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure import busy_cpu_s, fmt, median, ratio, read_summary, run_once  # noqa: E402
+from measure import (RawResults, busy_cpu_s, fmt, keep_output, median, ratio,  # noqa: E402
+                     read_summary, run_once)
 
 SUMMARY_KEYS = ["syscalls", "syscalls_inprocess", "syscalls_ptraced", "ptrace_stops",
                 "sites_patched", "tracer_cpu_ns"]
@@ -193,13 +194,7 @@ def main():
             rows = list(csv.DictReader(f))
         print(table(rows, specs, args.workload))
         return 0
-    os.makedirs(args.results, exist_ok=True)
-    scratch = tempfile.mkdtemp(prefix="scratch-", dir=args.results)
-    rows = []
-    raw_path = os.path.join(args.results, "raw.csv")
-    with open(raw_path, "w", newline="") as raw:
-        writer = csv.DictWriter(raw, fieldnames=FIELDS)
-        writer.writeheader()
+    with RawResults(args.results, FIELDS) as raw:
         for name in args.workload:
             arm_list = specs[name]
             print(f"== {name}", file=sys.stderr)
@@ -209,12 +204,12 @@ def main():
                     k = rnd % len(arm_list)
                     for slot, (arm, kind, argv, calls) in enumerate(arm_list[k:] + arm_list[:k]):
                         waited = wait_quiet(args.quiet_wait) if args.quiet_wait > 0 else 0
-                        outdir = tempfile.mkdtemp(prefix="out-", dir=scratch)
+                        outdir = tempfile.mkdtemp(prefix="out-", dir=raw.scratch)
                         log.flush()
                         start = os.path.getsize(log_path)
                         row = {"workload": name, "round": rnd + 1, "slot": slot + 1,
                                "arm": arm, "calls": calls, "waited_s": f"{waited:.0f}"}
-                        row.update(run_once(full_argv(kind, argv, args, outdir), scratch,
+                        row.update(run_once(full_argv(kind, argv, args, outdir), raw.scratch,
                                             log, args.timeout))
                         log.flush()
                         with open(log_path) as f:
@@ -228,20 +223,16 @@ def main():
                             summary = read_summary(outdir)
                             row.update({key: summary.get(key) for key in SUMMARY_KEYS})
                             kept = os.path.join(args.results, f"systrace-out-{name}-{arm}")
-                            shutil.rmtree(kept, ignore_errors=True)
-                            shutil.move(outdir, kept)
+                            keep_output(outdir, kept)
                         shutil.rmtree(outdir, ignore_errors=True)
-                        rows.append(row)
-                        writer.writerow(row)
-                        raw.flush()
+                        raw.add(row)
                         bad = row["status"] != "0" or row.get("count_exact") == "NO"
                         print(f"   round {rnd + 1}/{args.rounds} {arm:7} {row['wall_s']:>8} s"
                               f"  loop {row['loop_ns'] or '?':>8} ns/call  status {row['status']}"
                               + (f"  count {row['getppid_counted']}/{calls}" if "count_exact" in row else "")
                               + ("  <-- FAILED" if bad else ""), file=sys.stderr)
-    shutil.rmtree(scratch, ignore_errors=True)
 
-    rows = [{k: str(r[k]) if r.get(k) is not None else "" for k in FIELDS} for r in rows]
+    rows = [{k: str(r[k]) if r.get(k) is not None else "" for k in FIELDS} for r in raw.rows]
     text = (f"rounds: {args.rounds}; medians over successful runs, ratios of medians of per-call "
             f"times;\n\"wall\" = whole run / calls, \"loop\" = the program's own loop timing / calls; "
             f"\"min\" = the fastest run\n(interference only adds time); \"outside the loop\" = wall - loop time "
@@ -251,7 +242,7 @@ def main():
     with open(os.path.join(args.results, "table.md"), "w") as f:
         f.write(text)
     print(text)
-    print(f"raw results: {raw_path}\nlogs and last systrace output per arm: {args.results}/")
+    print(f"raw results: {raw.path}\nlogs and last systrace output per arm: {args.results}/")
     bad = [r for r in rows if r["status"] != "0" or r["count_exact"] == "NO"]
     return 1 if bad else 0
 

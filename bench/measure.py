@@ -139,6 +139,40 @@ def read_summary(outdir):
         return {}
 
 
+class RawResults:
+    """One row per run in RESULTS/raw.csv, written (and flushed) as each run ends,
+    and a scratch folder in RESULTS for the runs' working and output folders, removed
+    at the end (kept when the runs end in an exception)."""
+
+    def __init__(self, results, fields):
+        os.makedirs(results, exist_ok=True)
+        self.scratch = tempfile.mkdtemp(prefix="scratch-", dir=results)
+        self.rows = []
+        self.path = os.path.join(results, "raw.csv")
+        self._file = open(self.path, "w", newline="")
+        self._writer = csv.DictWriter(self._file, fieldnames=fields)
+        self._writer.writeheader()
+
+    def add(self, row):
+        self.rows.append(row)
+        self._writer.writerow(row)
+        self._file.flush()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, *_):
+        self._file.close()
+        if exc_type is None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def keep_output(outdir, kept):
+    """Moves a run's systrace output folder to kept, in place of an earlier run's."""
+    shutil.rmtree(kept, ignore_errors=True)
+    shutil.move(outdir, kept)
+
+
 def median(values):
     values = [float(v) for v in values if v not in (None, "")]
     return statistics.median(values) if values else None
@@ -205,13 +239,7 @@ def main():
     args = ap.parse_args()
 
     specs = workloads(args)
-    os.makedirs(args.results, exist_ok=True)
-    scratch = tempfile.mkdtemp(prefix="scratch-", dir=args.results)
-    rows = []
-    raw_path = os.path.join(args.results, "raw.csv")
-    with open(raw_path, "w", newline="") as raw:
-        writer = csv.DictWriter(raw, fieldnames=FIELDS)
-        writer.writeheader()
+    with RawResults(args.results, FIELDS) as raw:
         for name in args.workload:
             argv, fresh = specs[name]
             print(f"== {name}: {shlex.join(argv)}", file=sys.stderr)
@@ -220,8 +248,8 @@ def main():
                 for rnd in range(args.rounds):
                     order = ARMS[rnd % 3:] + ARMS[:rnd % 3]
                     for slot, arm in enumerate(order):
-                        cwd = tempfile.mkdtemp(dir=scratch) if fresh else scratch
-                        outdir = tempfile.mkdtemp(prefix="out-", dir=scratch)
+                        cwd = tempfile.mkdtemp(dir=raw.scratch) if fresh else raw.scratch
+                        outdir = tempfile.mkdtemp(prefix="out-", dir=raw.scratch)
                         row = {"workload": name, "round": rnd + 1, "slot": slot + 1,
                                "arm": arm}
                         row.update(run_once(arm_argv(arm, argv, args, outdir), cwd,
@@ -229,21 +257,17 @@ def main():
                         if arm == "systrace":
                             summary = read_summary(outdir)
                             row.update({k: summary.get(k) for k in SUMMARY_KEYS})
-                            shutil.rmtree(kept, ignore_errors=True)
-                            shutil.move(outdir, kept)
+                            keep_output(outdir, kept)
                         shutil.rmtree(outdir, ignore_errors=True)
                         if fresh:
                             shutil.rmtree(cwd, ignore_errors=True)
-                        rows.append(row)
-                        writer.writerow(row)
-                        raw.flush()
+                        raw.add(row)
                         warn = "" if row["status"] == "0" else "  <-- FAILED"
                         print(f"   round {rnd + 1}/{args.rounds} {arm:8} "
                               f"{row['wall_s']:>9} s  status {row['status']}{warn}",
                               file=sys.stderr)
-    shutil.rmtree(scratch, ignore_errors=True)
 
-    rows = [{k: str(v) if v is not None else "" for k, v in r.items()} for r in rows]
+    rows = [{k: str(v) if v is not None else "" for k, v in r.items()} for r in raw.rows]
     text = (f"rounds: {args.rounds}, systrace --patch={args.patch}, "
             f"medians over successful runs, ratios of medians; \"other CPU\" is CPU time\n"
             f"used during a run outside the measured process tree (noise from other work)\n\n"
@@ -251,7 +275,7 @@ def main():
     with open(os.path.join(args.results, "table.md"), "w") as f:
         f.write(text)
     print(text)
-    print(f"raw results: {raw_path}\nlogs and last systrace output: {args.results}/")
+    print(f"raw results: {raw.path}\nlogs and last systrace output: {args.results}/")
     failed = [r for r in rows if r["status"] != "0"]
     return 1 if failed else 0
 

@@ -22,33 +22,21 @@ if [ $# -lt 1 ]; then
     echo "usage: sh bench/run-inprocess.sh SYSTRACE [getppid|threads ...]" >&2
     exit 2
 fi
-systrace=$1
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+bench_tools run-inprocess.sh "$1"
 shift
 [ $# -gt 0 ] || set -- getppid threads
 
-case $systrace in
-    */*) systrace=$(cd "$(dirname "$systrace")" && pwd)/$(basename "$systrace") ;;
-esac
-if ! command -v "$systrace" >/dev/null 2>&1; then
-    echo "run-inprocess.sh: $systrace: not found (build it with make)" >&2
-    exit 2
-fi
-command -v strace >/dev/null || { echo "run-inprocess.sh: strace not installed" >&2; exit 2; }
-
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(dirname "$here")
 cache=${BENCH_CACHE:-/var/tmp/systrace-bench}
 results=${RESULTS:-$cache/results-inprocess-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$cache" "$results"
 
 # The allow-all baseline links systrace's own filter_build (tracer/filter.c).
-cc="${CC:-cc} -O2 -Wall -Wextra -D_GNU_SOURCE -I$here -I$top/tracer"
 for w in "$@"; do
     case $w in
-        getppid) $cc -o "$cache/getppid_loop" "$here/getppid_loop.c" \
-                     "$here/allow_filter.c" "$top/tracer/filter.c" ;;
-        threads) $cc -pthread -o "$cache/threads_loop" "$here/threads_loop.c" \
-                     "$here/allow_filter.c" "$top/tracer/filter.c" ;;
+        getppid) bench_build getppid_loop ;;
+        threads) bench_build threads_loop -pthread ;;
         *) echo "run-inprocess.sh: unknown workload '$w' (getppid, threads)" >&2; exit 2 ;;
     esac
 done

@@ -17,20 +17,12 @@ if [ $# -lt 1 ]; then
     echo "usage: sh bench/run.sh SYSTRACE [libiberty|spawn|getppid ...]" >&2
     exit 2
 fi
-systrace=$1
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+bench_tools run.sh "$1"
 shift
 [ $# -gt 0 ] || set -- libiberty spawn getppid
 
-case $systrace in
-    */*) systrace=$(cd "$(dirname "$systrace")" && pwd)/$(basename "$systrace") ;;
-esac
-if ! command -v "$systrace" >/dev/null 2>&1; then
-    echo "run.sh: $systrace: not found (build it with make)" >&2
-    exit 2
-fi
-command -v strace >/dev/null || { echo "run.sh: strace not installed" >&2; exit 2; }
-
-here=$(cd "$(dirname "$0")" && pwd)
 cache=${BENCH_CACHE:-/var/tmp/systrace-bench}
 results=${RESULTS:-$cache/results-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$cache" "$results"
@@ -39,9 +31,7 @@ libiberty_src=""
 for w in "$@"; do
     case $w in
         libiberty) libiberty_src=$(sh "$here/prepare-libiberty.sh" "$cache") ;;
-        getppid) "${CC:-cc}" -O2 -Wall -Wextra -D_GNU_SOURCE -I"$here" -I"$here/../tracer" \
-                     -o "$cache/getppid_loop" "$here/getppid_loop.c" \
-                     "$here/allow_filter.c" "$here/../tracer/filter.c" ;;
+        getppid) bench_build getppid_loop ;;
         spawn) ;;
         *) echo "run.sh: unknown workload '$w' (libiberty, spawn, getppid)" >&2; exit 2 ;;
     esac

@@ -7,23 +7,13 @@
  * ns per call over all T*M calls, and each thread's own ns per call.
  * --allow-filter: as getppid_loop (allow_filter.c). */
 #include "allow_filter.h"
+#include "raw_getppid.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
-
-static __attribute__((noinline)) long raw_getppid(void)
-{
-    long ret;
-    __asm__ volatile("syscall"
-                     : "=a"(ret)
-                     : "0"((long)SYS_getppid)
-                     : "rcx", "r11", "memory");
-    return ret;
-}
 
 static pthread_barrier_t start;
 static long calls_per_thread;

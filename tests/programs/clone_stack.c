@@ -31,23 +31,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
-/* Spins (no syscall) until cond holds; after about 6e10 TSC cycles (some 20 s)
- * gives up: says what it waited for and exits 3. */
-#define SPIN_UNTIL(cond, ...)                                                      \
-	do {                                                                       \
-		unsigned long long spin_t0_ = __rdtsc();                           \
-		while (!(cond)) {                                                  \
-			__builtin_ia32_pause();                                    \
-			if (__rdtsc() - spin_t0_ > 60000000000ULL) {               \
-				fprintf(stderr, __VA_ARGS__);                      \
-				_exit(3);                                          \
-			}                                                          \
-		}                                                                  \
-	} while (0)
+#include "child.h"
+#include "site_getppid.h"
+#include "spin.h"
 
 #define STACK_SIZE (256 * 1024)
 #define THREAD_FLAGS (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | \
@@ -94,14 +82,6 @@ __asm__(".text\n"
 	"1: ret\n"
 	".size raw_clone3,.-raw_clone3\n");
 
-__attribute__((noinline)) long site_getppid(void)
-{
-	long ret;
-
-	__asm__ volatile("mov $110,%%eax\n\tsyscall" : "=a"(ret) : : "rcx", "r11", "memory");
-	return ret;
-}
-
 struct job {
 	long calls;
 	long expect;
@@ -141,26 +121,6 @@ static void *new_stack(void)
 
 static int tid_word;
 
-static void wait_thread(const char *what)
-{
-	SPIN_UNTIL(__atomic_load_n(&tid_word, __ATOMIC_ACQUIRE) == 0, "clone_stack: %s: the thread never exited\n", what);
-}
-
-static int wait_process(const char *what, long pid)
-{
-	int st;
-
-	if (pid <= 0) {
-		fprintf(stderr, "clone_stack: %s: creating the child failed: %ld\n", what, pid);
-		return 1;
-	}
-	if (waitpid((pid_t)pid, &st, __WALL) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		fprintf(stderr, "clone_stack: %s: child status %#x, expected exit 0\n", what, st);
-		return 1;
-	}
-	return 0;
-}
-
 static int check(const char *what, struct job *j)
 {
 	if (j->done && j->errors == 0)
@@ -168,6 +128,23 @@ static int check(const char *what, struct job *j)
 	fprintf(stderr, "clone_stack: %s: %s, %ld of %ld getppid results wrong\n", what,
 		j->done ? "finished" : "never finished", j->errors, j->calls);
 	return 1;
+}
+
+/* After the clone of a thread child (r, what it returned): waits for the thread to
+ * clear tid_word, then checks its job. */
+static int thread_done(const char *what, long r, struct job *j)
+{
+	if (r <= 0)
+		return 1;
+	SPIN_UNTIL(__atomic_load_n(&tid_word, __ATOMIC_ACQUIRE) == 0, "clone_stack: %s: the thread never exited\n", what);
+	return check(what, j);
+}
+
+/* After the clone of a process child: waits for it (__WALL: whatever its exit
+ * signal), then checks its job. */
+static int process_done(const char *what, long r, struct job *j)
+{
+	return wait_exit("clone_stack", what, r, __WALL, 0) || check(what, j);
 }
 
 int main(int argc, char **argv)
@@ -194,32 +171,28 @@ int main(int argc, char **argv)
 	struct job j1 = { 1001, ppid, 0, 0 };
 	char *s = new_stack();
 	long r = clone(glibc_child_fn, s + STACK_SIZE, THREAD_FLAGS, &j1, &tid_word, NULL, &tid_word);
-	if (r > 0)
-		wait_thread("1 (glibc clone, thread)");
-	bad |= r <= 0 || check("1 (glibc clone, thread)", &j1);
+	bad |= thread_done("1 (glibc clone, thread)", r, &j1);
 	munmap(s, STACK_SIZE);
 
 	/* 2. glibc clone, a process sharing the memory */
 	struct job j2 = { 1002, pid, 0, 0 };
 	s = new_stack();
 	r = clone(glibc_child_fn, s + STACK_SIZE, CLONE_VM | SIGCHLD, &j2);
-	bad |= wait_process("2 (glibc clone, CLONE_VM)", r) || check("2 (glibc clone, CLONE_VM)", &j2);
+	bad |= process_done("2 (glibc clone, CLONE_VM)", r, &j2);
 	munmap(s, STACK_SIZE);
 
 	/* 3. raw clone, a thread */
 	struct job j3 = { 1003, ppid, 0, 0 };
 	s = new_stack();
 	r = raw_clone(THREAD_FLAGS, s + STACK_SIZE, &tid_word, &tid_word, child_fn, &j3);
-	if (r > 0)
-		wait_thread("3 (raw clone, thread)");
-	bad |= r <= 0 || check("3 (raw clone, thread)", &j3);
+	bad |= thread_done("3 (raw clone, thread)", r, &j3);
 	munmap(s, STACK_SIZE);
 
 	/* 4. raw clone, a process sharing the memory */
 	struct job j4 = { 1004, pid, 0, 0 };
 	s = new_stack();
 	r = raw_clone(CLONE_VM | SIGCHLD, s + STACK_SIZE, NULL, NULL, child_fn, &j4);
-	bad |= wait_process("4 (raw clone, CLONE_VM)", r) || check("4 (raw clone, CLONE_VM)", &j4);
+	bad |= process_done("4 (raw clone, CLONE_VM)", r, &j4);
 	munmap(s, STACK_SIZE);
 
 	/* 5. raw clone3, a thread */
@@ -233,9 +206,7 @@ int main(int argc, char **argv)
 	ca.stack = (uintptr_t)s;
 	ca.stack_size = STACK_SIZE;
 	r = raw_clone3(&ca, sizeof ca, child_fn, &j5);
-	if (r > 0)
-		wait_thread("5 (raw clone3, thread)");
-	bad |= r <= 0 || check("5 (raw clone3, thread)", &j5);
+	bad |= thread_done("5 (raw clone3, thread)", r, &j5);
 	munmap(s, STACK_SIZE);
 
 	/* 6. clone3 through glibc's syscall(), fork-like */
@@ -250,7 +221,7 @@ int main(int argc, char **argv)
 				errors++;
 		_exit(errors ? 1 : 0);
 	}
-	bad |= wait_process("6 (clone3 through syscall(), fork-like)", r);
+	bad |= wait_exit("clone_stack", "6 (clone3 through syscall(), fork-like)", r, __WALL, 0);
 
 	/* 7. raw clone3, a process sharing the memory */
 	struct job j7 = { 1007, pid, 0, 0 };
@@ -261,7 +232,7 @@ int main(int argc, char **argv)
 	ca.stack = (uintptr_t)s;
 	ca.stack_size = STACK_SIZE;
 	r = raw_clone3(&ca, sizeof ca, child_fn, &j7);
-	bad |= wait_process("7 (raw clone3, CLONE_VM)", r) || check("7 (raw clone3, CLONE_VM)", &j7);
+	bad |= process_done("7 (raw clone3, CLONE_VM)", r, &j7);
 	munmap(s, STACK_SIZE);
 	return bad;
 }

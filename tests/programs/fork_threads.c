@@ -25,23 +25,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
-/* Spins (no syscall) until cond holds; after about 6e10 TSC cycles (some 20 s)
- * gives up: says what it waited for and exits 3. */
-#define SPIN_UNTIL(cond, ...)                                                      \
-	do {                                                                       \
-		unsigned long long spin_t0_ = __rdtsc();                           \
-		while (!(cond)) {                                                  \
-			__builtin_ia32_pause();                                    \
-			if (__rdtsc() - spin_t0_ > 60000000000ULL) {               \
-				fprintf(stderr, __VA_ARGS__);                      \
-				_exit(3);                                          \
-			}                                                          \
-		}                                                                  \
-	} while (0)
+#include "child.h"
+#include "site_getppid.h"
+#include "spin.h"
 
 #define MAX_THREADS 64
 
@@ -49,30 +37,6 @@ static long nthreads, iterations, ppid, pid;
 static int arrived, go;
 static long progress[MAX_THREADS], wrong[MAX_THREADS];
 static int worker_child_status = -1, main_forks_done;
-
-__attribute__((noinline)) long site_getppid(void)
-{
-	long ret;
-
-	__asm__ volatile("mov $110,%%eax\n\tsyscall" : "=a"(ret) : : "rcx", "r11", "memory");
-	return ret;
-}
-
-static int wait_child(const char *what, pid_t c, int expect)
-{
-	int st;
-
-	if (c < 0) {
-		fprintf(stderr, "fork_threads: %s: fork failed\n", what);
-		return 1;
-	}
-	if (waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st) != expect) {
-		fprintf(stderr, "fork_threads: %s: child status %#x, expected exit %d%s\n", what, st, expect,
-			WIFEXITED(st) && WEXITSTATUS(st) == 1 ? " (1: a getppid result in the child was wrong)" : "");
-		return 1;
-	}
-	return 0;
-}
 
 static void *worker(void *arg)
 {
@@ -100,7 +64,7 @@ static void *worker(void *arg)
 					errors += site_getppid() != pid;
 				_exit(errors ? 1 : 13);
 			}
-			worker_child_status = wait_child("the worker's fork", c, 13);
+			worker_child_status = wait_exit("fork_threads", "the worker's fork", c, 0, 13);
 		}
 	}
 	return NULL;
@@ -142,7 +106,7 @@ int main(int argc, char **argv)
 			errors += site_getppid() != pid;
 		_exit(errors ? 1 : 11);
 	}
-	bad |= wait_child("the main thread's fork()", c, 11);
+	bad |= wait_exit("fork_threads", "the main thread's fork()", c, 0, 11);
 
 	c = (pid_t)syscall(SYS_fork);
 	if (c == 0) {
@@ -152,7 +116,7 @@ int main(int argc, char **argv)
 			errors += syscall(SYS_getppid) != pid;
 		_exit(errors ? 1 : 12);
 	}
-	bad |= wait_child("syscall(SYS_fork)", c, 12);
+	bad |= wait_exit("fork_threads", "syscall(SYS_fork)", c, 0, 12);
 	__atomic_store_n(&main_forks_done, 1, __ATOMIC_RELEASE);
 
 	for (long i = 0; i < nthreads; i++) {

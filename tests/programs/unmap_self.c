@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <x86intrin.h>
+
+#include "site_getppid.h"
+#include "spin.h"
 
 #define STACK_SIZE (64 * 1024)
 #define THREAD_FLAGS (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | \
@@ -55,14 +57,6 @@ __asm__(".text\n"
 	"syscall\n"                 /* exit(0) */
 	"ud2\n"
 	".size unmap_self_exit,.-unmap_self_exit\n");
-
-__attribute__((noinline)) long site_getppid(void)
-{
-	long ret;
-
-	__asm__ volatile("mov $110,%%eax\n\tsyscall" : "=a"(ret) : : "rcx", "r11", "memory");
-	return ret;
-}
 
 struct job {
 	char *stack;
@@ -104,14 +98,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "unmap_self: clone %ld failed: %ld\n", i, r);
 			return 1;
 		}
-		unsigned long long t0 = __rdtsc();
-		while (__atomic_load_n(&tid_word, __ATOMIC_ACQUIRE) != 0) {
-			__builtin_ia32_pause();
-			if (__rdtsc() - t0 > 60000000000ULL) {
-				fprintf(stderr, "unmap_self: thread %ld never exited\n", i);
-				return 3;
-			}
-		}
+		SPIN_UNTIL(__atomic_load_n(&tid_word, __ATOMIC_ACQUIRE) == 0, "unmap_self: thread %ld never exited\n", i);
 		if (!j.ran || j.errors) {
 			fprintf(stderr, "unmap_self: thread %ld: %s, %ld wrong getppid results\n", i,
 				j.ran ? "ran" : "never ran", j.errors);

@@ -23,8 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include "child.h"
+#include "site_getppid.h"
 
 extern char **environ;
 
@@ -46,30 +48,6 @@ __asm__(".text\n"
 	".globl rt_pop_vfork\n"
 	".set rt_pop_vfork,rt_pop_syscall\n"
 	".type rt_pop_vfork,@notype\n");
-
-__attribute__((noinline)) long site_getppid(void)
-{
-	long ret;
-
-	__asm__ volatile("mov $110,%%eax\n\tsyscall" : "=a"(ret) : : "rcx", "r11", "memory");
-	return ret;
-}
-
-static int wait_for(int round, pid_t pid, int expect)
-{
-	int st;
-
-	if (pid < 0) {
-		fprintf(stderr, "vfork_patched: round %d: vfork failed\n", round);
-		return 1;
-	}
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != expect) {
-		fprintf(stderr, "vfork_patched: round %d: child status %#x, expected exit %d%s\n", round, st, expect,
-			WIFEXITED(st) && WEXITSTATUS(st) == 1 ? " (1: a getppid result in the child was wrong)" : "");
-		return 1;
-	}
-	return 0;
-}
 
 static long ppid, pid;
 
@@ -133,7 +111,7 @@ int main(int argc, char **argv)
 		execve("/bin/true", args, environ);
 		_exit(127);
 	}
-	bad |= wait_for(1, c, 0) | parent_more(1);
+	bad |= wait_exit("vfork_patched", "round 1", c, 0, 0) | parent_more(1);
 
 	c = vfork();
 	if (c == 0) {
@@ -143,7 +121,7 @@ int main(int argc, char **argv)
 			errors += getppid() != pid;
 		_exit(errors ? 1 : 3);
 	}
-	bad |= wait_for(2, c, 3) | parent_more(2);
+	bad |= wait_exit("vfork_patched", "round 2", c, 0, 3) | parent_more(2);
 
 	c = vfork();
 	if (c == 0) {
@@ -153,7 +131,7 @@ int main(int argc, char **argv)
 			errors += syscall(SYS_getppid) != pid;
 		_exit(errors ? 1 : 4);
 	}
-	bad |= wait_for(3, c, 4) | parent_more(3);
+	bad |= wait_exit("vfork_patched", "round 3", c, 0, 4) | parent_more(3);
 
 	c = (pid_t)rt_pop_vfork(SYS_vfork);
 	if (c == 0) {
@@ -163,6 +141,6 @@ int main(int argc, char **argv)
 			errors += rt_pop_syscall(SYS_getppid) != pid;
 		_exit(errors ? 1 : 5);
 	}
-	bad |= wait_for(4, c, 5) | parent_more(4);
+	bad |= wait_exit("vfork_patched", "round 4", c, 0, 5) | parent_more(4);
 	return bad;
 }
