@@ -283,7 +283,7 @@ static void on_ready(struct thread *t, const uint64_t *args)
 	img->rec.library = status_names[status];
 	img->as->region_base = args[3];
 	/* a thread that exists already would run the stubs with no slot of its own */
-	if (status == LIBRARY_READY && patching_other_threads(t))
+	if (status == LIBRARY_READY && !patching_alone(t))
 		img->rec.library = "threads-before-library";
 	else if (status == LIBRARY_READY && give_slot(t))
 		img->ready = img->late = true;

@@ -309,20 +309,10 @@ static void move_out(pid_t tid, const struct patch *p)
 	}
 }
 
-static void count_sharers(struct thread *u, void *arg)
+bool patching_alone(const struct thread *t)
 {
-	struct sharers *sh = arg;
-
-	if (u != sh->t && u->img && u->img->as == sh->as && !u->gone)
-		sh->n++;
-}
-
-unsigned patching_other_threads(struct thread *t)
-{
-	struct sharers sh = { .t = t, .as = t->img->as };
-
-	tasks_for_each_thread(count_sharers, &sh);
-	return (unsigned)sh.n;
+	/* another image in the memory (a vfork child, its parent) counts as another */
+	return t->img->live_threads <= 1 && t->img->as->refs <= 1;
 }
 
 /* Writes the stub and the jump: in safe mode with every other thread of the memory
@@ -394,7 +384,7 @@ static enum patch_result apply(struct thread *t, struct addr_space *as, struct s
 		return PATCH_RESUME;
 	}
 	/* single: the site waits while other threads run, at no more cost than a trap */
-	if (mode == PATCH_SINGLE && patching_other_threads(t))
+	if (mode == PATCH_SINGLE && !patching_alone(t))
 		return PATCH_RESUME;
 	if (!at) {
 		if (!map_area(t, as, s, p))

@@ -33,8 +33,8 @@ void patching_on_sigreturn(struct thread *t, uint64_t stack_pointer);
  * stub's counter goes back to the load, so that a handler's call at the same site
  * is not overwritten (the stubs count without a lock, each thread in its own slot). */
 void patching_on_signal(struct thread *t);
-/* Threads other than t that share its memory. */
-unsigned patching_other_threads(struct thread *t);
+/* Whether t is the only thread in its memory (cheap: from the counts kept). */
+bool patching_alone(const struct thread *t);
 /* Writes every patch of the address space back to the original bytes (with the
  * other threads stopped): a thread is about to run that has no counter slot. */
 void patching_undo_all(struct thread *t, struct addr_space *as);
