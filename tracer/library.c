@@ -125,37 +125,63 @@ static size_t read_prefix(pid_t pid, uint64_t addr, char *buf, size_t len)
 	return (size_t)n;
 }
 
-/* The environment pointers of an execve, up to its NULL; NULL if unreadable. */
+/* The environment pointers of an execve, up to its NULL; NULL if unreadable. Read
+ * a page's worth at a time: this runs at every execve of a build. */
 static uint64_t *read_envp(pid_t pid, uint64_t envp, size_t *count)
 {
-	size_t n = 0, cap = 0;
-	uint64_t *ptrs = NULL;
+	size_t n = 0, cap = 512;
+	uint64_t *ptrs = malloc(cap * sizeof(*ptrs));
 
-	for (;;) {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 256;
-			if (cap > (1u << 20) || !(ptrs = realloc(ptrs, cap * sizeof(*ptrs))))
-				goto fail;
+	while (ptrs) {
+		struct iovec local = { ptrs + n, (cap - n) * 8 }, remote = { (void *)(envp + n * 8), (cap - n) * 8 };
+		ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+		size_t end;
+
+		if (got < 8)
+			break; /* a partial read stops at a page that is not there */
+		for (end = n + (size_t)got / 8; n < end; n++) {
+			if (!ptrs[n]) {
+				*count = n;
+				return ptrs;
+			}
 		}
-		if (read_prefix(pid, envp + n * 8, (char *)&ptrs[n], 8) != 8)
-			goto fail;
-		if (!ptrs[n]) {
-			*count = n;
-			return ptrs;
-		}
-		n++;
+		if (n == cap && (cap >= (1u << 20) || !(ptrs = realloc(ptrs, (cap *= 2) * sizeof(*ptrs)))))
+			break;
 	}
-fail:
 	free(ptrs);
 	return NULL;
 }
 
-static bool starts_with(pid_t pid, uint64_t str, const char *prefix)
-{
-	char buf[64];
-	size_t len = strlen(prefix);
+/* How many bytes of each string's start are read to recognise it. */
+#define ENV_PREFIX 32
 
-	return read_prefix(pid, str, buf, len) == len && memcmp(buf, prefix, len) == 0;
+/* The first ENV_PREFIX bytes of each of n strings, in one call where it can be. */
+static void read_prefixes(pid_t pid, const uint64_t *strs, size_t n, char (*out)[ENV_PREFIX])
+{
+	enum { BATCH = 512 };
+	struct iovec local[BATCH], remote[BATCH];
+
+	for (size_t at = 0; at < n; at += BATCH) {
+		size_t k = n - at < BATCH ? n - at : BATCH;
+		ssize_t got;
+
+		for (size_t i = 0; i < k; i++) {
+			local[i] = (struct iovec){ out[at + i], ENV_PREFIX };
+			remote[i] = (struct iovec){ (void *)strs[at + i], ENV_PREFIX };
+		}
+		got = process_vm_readv(pid, local, k, remote, k, 0);
+		/* a string that ends near the end of its mapping: the rest one by one */
+		for (size_t i = got > 0 ? (size_t)got / ENV_PREFIX : 0; got != (ssize_t)(k * ENV_PREFIX) && i < k; i++) {
+			size_t len = read_prefix(pid, strs[at + i], out[at + i], ENV_PREFIX);
+
+			memset(out[at + i] + len, 0, ENV_PREFIX - len);
+		}
+	}
+}
+
+static bool has_prefix(const char *str, const char *prefix)
+{
+	return strncmp(str, prefix, strlen(prefix)) == 0;
 }
 
 /* The value of the LD_PRELOAD entry at str (cut at 4 KiB). */
@@ -172,27 +198,30 @@ void library_on_execve(struct thread *t, bool is_execveat, const uint64_t *args)
 	uint64_t envp = is_execveat ? args[3] : args[2], *old, *ptrs, at, strings;
 	size_t n, kept = 0, slots, len_preload, len_marker, size;
 	bool has_preload = false, has_marker = false;
-	char theirs[4096] = "", *entry;
+	char theirs[4096] = "", *entry, (*prefixes)[ENV_PREFIX];
 	struct user_regs_struct regs;
 
 	if (mode == PATCH_OFF || !(old = read_envp(t->tid, envp, &n)))
 		return;
 	ptrs = malloc((n + 3) * sizeof(*ptrs));
-	if (!ptrs)
+	prefixes = malloc((n + 1) * ENV_PREFIX);
+	if (!ptrs || !prefixes)
 		abort();
+	read_prefixes(t->tid, old, n, prefixes);
 	for (size_t i = 0; i < n; i++) {
-		if (starts_with(t->tid, old[i], "LD_PRELOAD=")) {
+		if (has_prefix(prefixes[i], "LD_PRELOAD=")) {
 			read_preload(t->tid, old[i], theirs, sizeof(theirs));
 			has_preload = names_library(theirs);
 			if (has_preload)
 				ptrs[kept++] = old[i];
-		} else if (starts_with(t->tid, old[i], marker_entry)) {
-			has_marker = true;
-			ptrs[kept++] = old[i];
 		} else {
+			/* the marker's value is this tracer's pid: a whole entry */
+			has_marker |= strncmp(prefixes[i], marker_entry, ENV_PREFIX) == 0
+				      && strlen(marker_entry) < ENV_PREFIX;
 			ptrs[kept++] = old[i];
 		}
 	}
+	free(prefixes);
 	free(old);
 	if ((has_preload && has_marker) || ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0) {
 		free(ptrs);

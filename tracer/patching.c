@@ -324,7 +324,7 @@ static bool write_patch(struct thread *t, struct addr_space *as, struct patch *p
 	struct sharers sh = { .t = t, .as = as };
 	bool ok = true, *stopped = NULL;
 
-	if (mode == PATCH_SAFE) {
+	if (mode == PATCH_SAFE && !patching_alone(t)) {
 		tasks_for_each_thread(collect_sharer, &sh);
 		stopped = calloc(sh.n ? sh.n : 1, sizeof(*stopped));
 		if (!stopped)
