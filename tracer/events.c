@@ -172,7 +172,7 @@ static void on_seccomp(struct thread *t)
 	enum patch_result patched = PATCH_RESUME;
 	enum syscall_abi abi;
 	uint64_t site;
-	bool repeat = false, reissued = t->reissued;
+	bool repeat, reissued;
 	int idx;
 
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) <= 0
@@ -193,11 +193,12 @@ static void on_seccomp(struct thread *t)
 		resume(t->tid, PTRACE_CONT, 0);
 		return;
 	}
-	t->reissued = false;
-	if (!reissued) {
-		repeat = restart_is_repeat(t, site, (long)info.seccomp.nr, idx == nr_restart_syscall[abi]);
-		img->rec.restarted += repeat;
-	}
+	/* a second entry: the kernel's restart, or the call patching.c put back after
+	 * borrowing the thread (reissued), which is patched now */
+	reissued = t->restart_is_reissue;
+	repeat = restart_is_repeat(t, site, (long)info.seccomp.nr, idx == nr_restart_syscall[abi]);
+	reissued = repeat && reissued;
+	img->rec.restarted += repeat && !reissued;
 	if (idx == nr_execve[abi] || idx == nr_execveat[abi]) {
 		/* counted when its result is known: at the exec event in the image it
 		 * creates, or at its exit stop, failed, in its caller */
@@ -209,11 +210,11 @@ static void on_seccomp(struct thread *t)
 		resume(t->tid, PTRACE_SYSCALL, 0);
 		return;
 	}
-	if (repeat) {
+	if (repeat && !reissued) {
 		resume(t->tid, PTRACE_CONT, 0);
 		return;
 	}
-	if (!reissued) {
+	if (!repeat) {
 		if (idx == nr_rt_sigreturn) {
 			restart_note_sigreturn(t, info.stack_pointer);
 			patching_on_sigreturn(t, info.stack_pointer);

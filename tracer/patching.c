@@ -365,7 +365,8 @@ static bool map_area(struct thread *t, struct addr_space *as, struct site_record
 	return back;
 }
 
-static enum patch_result apply(struct thread *t, struct addr_space *as, struct site_record *s, struct patch *p)
+static enum patch_result apply(struct thread *t, struct addr_space *as, struct site_record *s, struct patch *p,
+			       long nr)
 {
 	uint8_t stub[STUB_MAX_LEN], jump[PATCH_MAX_COVER];
 	const struct stub_config cfg = {
@@ -389,7 +390,7 @@ static enum patch_result apply(struct thread *t, struct addr_space *as, struct s
 	if (!at) {
 		if (!map_area(t, as, s, p))
 			return PATCH_HELD;
-		t->reissued = true;
+		restart_expect_reissue(t, s->addr, nr);
 		return PATCH_REISSUE;
 	}
 	len = stub_build(&p->plan, &cfg, at, stub, sizeof(stub), &p->stub);
@@ -431,7 +432,7 @@ enum patch_result patching_on_call(struct thread *t, uint64_t site, bool at_stub
 			return PATCH_RESUME;
 		}
 	}
-	return apply(t, as, s, p);
+	return apply(t, as, s, p, nr);
 }
 
 uint64_t patching_site_of(struct thread *t, uint64_t site)

@@ -44,6 +44,7 @@ void restart_note_signal(struct thread *t, int sig)
 	}
 	t->restart_site = patching_site_of(t, regs.rip - 2);
 	t->restart_nr = (long)regs.orig_rax;
+	t->restart_is_reissue = false;
 	/* Without a handler every restart code enters the call again; with one, it
 	 * depends on the code and SA_RESTART, which the handler's frame will show. */
 	t->restart = signal_is_caught(t->tid, sig) ? RESTART_IF_FRAME_SAYS : RESTART_NEXT;
@@ -59,6 +60,7 @@ void restart_note_interrupt(struct thread *t)
 	t->restart = RESTART_NEXT;
 	t->restart_site = patching_site_of(t, regs.rip - 2);
 	t->restart_nr = (long)regs.orig_rax;
+	t->restart_is_reissue = false;
 }
 
 void restart_note_sigreturn(struct thread *t, uint64_t stack_pointer)
@@ -84,10 +86,19 @@ void restart_note_sigreturn(struct thread *t, uint64_t stack_pointer)
 		t->restart = RESTART_NONE;
 }
 
+void restart_expect_reissue(struct thread *t, uint64_t site, long raw_nr)
+{
+	t->restart = RESTART_NEXT;
+	t->restart_site = site;
+	t->restart_nr = raw_nr;
+	t->restart_is_reissue = true;
+}
+
 bool restart_is_repeat(struct thread *t, uint64_t site, long raw_nr, bool is_restart_syscall)
 {
 	if (t->restart != RESTART_NEXT)
 		return false;
 	t->restart = RESTART_NONE;
+	t->restart_is_reissue = false;
 	return site == t->restart_site && (raw_nr == t->restart_nr || is_restart_syscall);
 }

@@ -31,6 +31,10 @@ void restart_note_interrupt(struct thread *t);
 /* At the thread's rt_sigreturn, with its stack pointer: a handler ran, and the frame
  * it returns to says whether the interrupted call is entered again. */
 void restart_note_sigreturn(struct thread *t, uint64_t stack_pointer);
+/* patching.c borrowed the thread at its call at site (raw_nr) and put the call
+ * back: its next entry there is that call again, even after a handler's (which the
+ * signal and frame logic here follow as for a kernel restart). */
+void restart_expect_reissue(struct thread *t, uint64_t site, long raw_nr);
 /* At a seccomp stop: true if this entry is the restart of the interrupted call
  * (raw_nr as the kernel reports it; is_restart_syscall for restart_syscall). */
 bool restart_is_repeat(struct thread *t, uint64_t site, long raw_nr, bool is_restart_syscall);

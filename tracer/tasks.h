@@ -48,11 +48,11 @@ struct thread {
 	bool gone;                     /* dead, kept only to absorb that event */
 	bool held;                     /* stopped, its status waiting in events.c's queue */
 	int slot;                      /* its counter slot in the region (%gs), or -1 */
-	bool reissued;                 /* its call was put back to make room for a stub: not
-	                                  counted again */
+
 	/* A syscall a signal interrupted: when the kernel restarts it, the second entry
 	 * is the same call and is not counted again. */
 	enum { RESTART_NONE, RESTART_NEXT, RESTART_IF_FRAME_SAYS } restart;
+	bool restart_is_reissue;       /* the pending entry is patching.c's (not the kernel's) */
 	uint64_t restart_site;
 	long restart_nr;
 	/* placement.c: on the tracer's CPU or not, and how it has been stopping */

@@ -45,10 +45,12 @@ st_run_mode default "$T/gate" env LD_PRELOAD="$PROGRAMS/gate_squatter_preload.so
 if [ "$(id -u)" -ne 0 ]; then
 	echo "    region-unreachable case not run: it needs root (to drop to nobody)"
 else
-	# the program must be reachable by nobody: a copy in a world-readable folder
+	# nobody must reach the program and the library (a checkout may sit in a
+	# private folder): copies of both, and of systrace, in a world-readable one
 	open=$(mktemp -d /tmp/systrace-nobody.XXXXXX) || fail "mktemp"
-	chmod 755 "$open" && cp "$PROGRAMS/getppid_loop" "$open/" && chmod 755 "$open/getppid_loop"
-	st_run_mode default "$T/uid" "$PROGRAMS/drop_uid" "$open/getppid_loop" 1000
+	chmod 755 "$open" && cp "$PROGRAMS/getppid_loop" "$SYSTRACE" "$LIBSYSTRACE" "$open/" &&
+		chmod 755 "$open/getppid_loop" "$open/systrace" && chmod 644 "$open/libsystrace.so"
+	ST_BIN=$open/systrace st_run_mode default "$T/uid" "$PROGRAMS/drop_uid" "$open/getppid_loop" 1000
 	rm -rf "$open"
 	[ "$ST_STATUS" -eq 0 ] || check_problem "drop_uid: systrace exited $ST_STATUS"
 	[ -f "$T/uid/processes.csv" ] && check_image "$T/uid" 2 region-unreachable
