@@ -283,29 +283,35 @@ static bool stop_sharers(struct sharers *sh, const struct patch_plan *plan, bool
 }
 
 /* Where a stopped thread must go so as not to run the bytes being patched: its rip,
- * or its place in the stub; 0 if it cannot go anywhere (or is gone: 1). */
-static uint64_t destination(pid_t tid, const struct patch *p, struct user_regs_struct *regs)
+ * or its place in the stub; 0 if it cannot go anywhere (or is gone: 1). A thread
+ * about to enter this site's syscall again (a restart, or the call put back after
+ * an mmap for stub room), standing on the syscall that becomes the jump, enters it
+ * through the stub's own traced syscall: it was counted once already. */
+static uint64_t destination(const struct thread *u, const struct patch *p, struct user_regs_struct *regs)
 {
-	if (ptrace(PTRACE_GETREGS, tid, 0, regs) < 0)
+	if (ptrace(PTRACE_GETREGS, u->tid, 0, regs) < 0)
 		return 1;
+	if (p->plan.shape == PATCH_AFTER && regs->rip == p->plan.start && u->restart == RESTART_NEXT
+	    && u->restart_site == p->plan.site)
+		return p->stub.slow;
 	return stub_translate(&p->plan, &p->stub, regs->rip);
 }
 
-static bool can_move(pid_t tid, const struct patch *p)
+static bool can_move(const struct thread *u, const struct patch *p)
 {
 	struct user_regs_struct regs;
 
-	return destination(tid, p, &regs) != 0;
+	return destination(u, p, &regs) != 0;
 }
 
-static void move_out(pid_t tid, const struct patch *p)
+static void move_out(const struct thread *u, const struct patch *p)
 {
 	struct user_regs_struct regs;
-	uint64_t to = destination(tid, p, &regs);
+	uint64_t to = destination(u, p, &regs);
 
 	if (to > 1 && to != regs.rip) {
 		regs.rip = to;
-		ptrace(PTRACE_SETREGS, tid, 0, &regs);
+		ptrace(PTRACE_SETREGS, u->tid, 0, &regs);
 	}
 }
 
@@ -333,16 +339,16 @@ static bool write_patch(struct thread *t, struct addr_space *as, struct patch *p
 	}
 	for (size_t i = 0; ok && i < sh.n && stopped; i++)
 		if (sh.list[i] && stopped[i])
-			ok = can_move(sh.list[i]->tid, p);
-	ok = ok && can_move(t->tid, p)
+			ok = can_move(sh.list[i], p);
+	ok = ok && can_move(t, p)
 	     /* the stub before the jump to it, and only then threads into it */
 	     && as_write(as, t->tid, p->stub.addr, stub, len)
 	     && as_write(as, t->tid, p->plan.start, jump, p->plan.end - p->plan.start);
 	if (ok) {
 		for (size_t i = 0; i < sh.n && stopped; i++)
 			if (sh.list[i] && stopped[i])
-				move_out(sh.list[i]->tid, p);
-		move_out(t->tid, p);
+				move_out(sh.list[i], p);
+		move_out(t, p);
 	}
 	free(sh.list);
 	free(stopped);
