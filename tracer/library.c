@@ -108,21 +108,26 @@ bool library_enabled(void)
 	return mode != PATCH_OFF;
 }
 
-/* Reads the first len bytes of the string at addr (fewer at the end of its mapping). */
+/* Reads the first len bytes of the string at addr: fewer when its mapping ends
+ * sooner (the environment sits at the top of the stack), read a page at a time. */
 static size_t read_prefix(pid_t pid, uint64_t addr, char *buf, size_t len)
 {
-	struct iovec local = { buf, len }, remote = { (void *)addr, len };
-	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	size_t done = 0;
 
-	if (n == (ssize_t)len)
-		return len;
-	for (n = 0; (size_t)n < len; n++) {
-		local = (struct iovec){ buf + n, 1 };
-		remote = (struct iovec){ (void *)(addr + n), 1 };
-		if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != 1)
+	while (done < len) {
+		uint64_t at = addr + done;
+		size_t chunk = 4096 - (size_t)(at % 4096);
+		struct iovec local = { buf + done, chunk < len - done ? chunk : len - done };
+		struct iovec remote = { (void *)at, local.iov_len };
+		ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+
+		if (n <= 0)
 			break;
+		done += (size_t)n;
+		if (memchr(buf + done - (size_t)n, 0, (size_t)n))
+			break; /* the string ended: nothing after it is needed */
 	}
-	return (size_t)n;
+	return done;
 }
 
 /* The environment pointers of an execve, up to its NULL; NULL if unreadable. Read
@@ -190,6 +195,8 @@ static void read_preload(pid_t pid, uint64_t str, char *value, size_t size)
 	size_t n = read_prefix(pid, str, value, size - 1), skip = strlen("LD_PRELOAD=");
 
 	value[n] = 0;
+	if (n < skip)
+		n = skip = 0;
 	memmove(value, value + skip, n - skip + 1);
 }
 
