@@ -38,9 +38,8 @@ struct systrace_hello {
 	int32_t status;         /* LIBRARY_READY, or LIBRARY_REGION_FULL */
 	int32_t tracer_pid;     /* the region is /proc/<tracer_pid>/fd/<region_fd> */
 	int32_t region_fd;
-	int32_t pad;
+	int32_t pad;            /* region_size on an 8-byte boundary */
 	uint64_t region_size;
-	uint64_t reserved;
 };
 
 #define REGION_GATE_SIZE 4096
@@ -48,8 +47,7 @@ struct systrace_hello {
 #define REGION_SLOT_SITES 2552  /* site counters per slot (per address space's sites) */
 
 struct region_slot {
-	uint64_t instrument;        /* the library's own syscalls through the gate */
-	uint64_t reserved[7];
+	uint64_t pad[8];            /* the counters start on a cache line of their own */
 	uint64_t nr_calls[REGION_NRS];
 	uint64_t site_calls[REGION_SLOT_SITES];
 };

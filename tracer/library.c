@@ -415,7 +415,6 @@ void library_thread_ends(struct thread *t)
 	}
 	for (int nr = 0; nr < REGION_NRS; nr++)
 		img->rec.calls[syscall_index(ABI_X86_64, nr)] += slot->nr_calls[nr];
-	img->rec.instrument += slot->instrument;
 	region_slot_release(t->slot);
 	t->slot = -1;
 }
