@@ -212,7 +212,7 @@ static void collect_sharer(struct thread *u, void *arg)
 }
 
 /* Whether a thread that does not stop (blocked where only a fatal signal wakes it: a
- * vfork parent) is in the kernel with its user rip outside [lo, hi). */
+ * vfork parent) is in the kernel, not running, with its user rip outside [lo, hi). */
 static bool blocked_outside(pid_t tid, uint64_t lo, uint64_t hi)
 {
 	char path[64], text[256];
@@ -255,27 +255,37 @@ static bool stop_sharers(struct sharers *sh, const struct patch_plan *plan, bool
 		else if (!u->held)
 			sh->list[i] = NULL; /* gone: its death report is on its way */
 	}
-	while (waiting) {
+	for (unsigned round = 0; waiting; round++) {
 		struct timespec pause = { 0, 20 * 1000 };
+		bool late = monotonic_ns() > deadline;
 
 		for (size_t i = 0; i < sh->n; i++) {
 			struct thread *u = sh->list[i];
 			int status;
 
-			if (!u || stopped[i] || waitpid(u->tid, &status, __WALL | WNOHANG) != u->tid)
+			if (!u || stopped[i])
 				continue;
-			hold(u->tid, status);
-			stopped[i] = true;
-			waiting--;
-			if (!WIFSTOPPED(status))
-				sh->list[i] = NULL;
-		}
-		if (waiting && monotonic_ns() > deadline) {
-			for (size_t i = 0; i < sh->n; i++)
-				if (sh->list[i] && !stopped[i] && !blocked_outside(sh->list[i]->tid, plan->start, plan->end))
+			if (waitpid(u->tid, &status, __WALL | WNOHANG) == u->tid) {
+				hold(u->tid, status);
+				stopped[i] = true;
+				waiting--;
+				if (!WIFSTOPPED(status))
+					sh->list[i] = NULL;
+			} else if (round == 10 || late) {
+				/* Not stopped after a moment: asleep in the kernel where the
+				 * interrupt does not wake it (a vfork parent). It cannot run
+				 * user code before the interrupt stops it; accepted if it will
+				 * come back outside the bytes. */
+				if (blocked_outside(u->tid, plan->start, plan->end)) {
+					sh->list[i] = NULL;
+					waiting--;
+				} else if (late) {
 					ok = false;
-			break;
+				}
+			}
 		}
+		if (late)
+			break;
 		if (waiting)
 			nanosleep(&pause, NULL);
 	}
