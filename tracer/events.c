@@ -371,11 +371,11 @@ static void on_stop_event(struct thread *t, int sig)
 		resume(t->tid, PTRACE_CONT, 0);
 	} else if (is_stop_signal(sig)) {
 		/* group-stop: stay stopped until SIGCONT, as without a tracer */
-		restart_note_interrupt(t);
+		restart_note_interrupt(t, false);
 		resume(t->tid, PTRACE_LISTEN, 0);
 	} else {
 		/* an interrupt (patching.c stops threads so): a blocking call restarts */
-		restart_note_interrupt(t);
+		restart_note_interrupt(t, true);
 		resume(t->tid, PTRACE_CONT, 0);
 	}
 }

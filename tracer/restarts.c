@@ -50,12 +50,34 @@ void restart_note_signal(struct thread *t, int sig)
 	t->restart = signal_is_caught(t->tid, sig) ? RESTART_IF_FRAME_SAYS : RESTART_NEXT;
 }
 
-void restart_note_interrupt(struct thread *t)
+/* Whether a signal the thread does not block is waiting for it. */
+static bool signal_pending(pid_t tid)
+{
+	uint64_t own, shared, blocked;
+
+	return !procfs_status_u64(tid, "SigPnd", 16, &own) || !procfs_status_u64(tid, "ShdPnd", 16, &shared)
+	       || !procfs_status_u64(tid, "SigBlk", 16, &blocked) || ((own | shared) & ~blocked);
+}
+
+void restart_note_interrupt(struct thread *t, bool ours)
 {
 	struct user_regs_struct regs;
 
-	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0 || (long)regs.orig_rax < 0
-	    || !restart_is_code((long)regs.rax) || regs.rip == SYSTRACE_GATE_SYSCALL_IP)
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0 || (long)regs.orig_rax < 0)
+		return;
+	/* Some calls do not restart after a ptrace stop: they return EINTR even with
+	 * no signal at all (epoll_wait, sigtimedwait, semop, socket calls with a
+	 * timeout: signal(7)). A stop systrace caused for a patch must not show: with
+	 * no signal waiting, the call is made again (a timeout starts over). */
+	if (ours && (long)regs.rax == -EINTR && !signal_pending(t->tid)) {
+		regs.rip -= 2;
+		regs.rax = regs.orig_rax;
+		if (ptrace(PTRACE_SETREGS, t->tid, 0, &regs) < 0)
+			return;
+		regs.rax = (uint64_t)-ERESTARTNOINTR; /* counted as the restart it now is */
+		regs.rip += 2;
+	}
+	if (!restart_is_code((long)regs.rax) || regs.rip == SYSTRACE_GATE_SYSCALL_IP)
 		return;
 	t->restart = RESTART_NEXT;
 	t->restart_site = patching_site_of(t, regs.rip - 2);
