@@ -1,0 +1,19 @@
+#!/bin/sh
+# Stopping a process's threads to patch a site (--patch=safe) must not show: calls
+# that return EINTR after any ptrace stop are made again, and counted once.
+# interrupted_waits: exit 0 (it checks epoll_wait returned 0 and sigtimedwait
+# EAGAIN), epoll_wait and rt_sigtimedwait counted once each, getppid 6.
+. "$(dirname "$0")/lib.sh"
+require_library
+D=$TMPDIR/waits
+st_run_mode default "$D" "$PROGRAMS/interrupted_waits"
+if [ "$ST_STATUS" -ne 0 ]; then
+	check_problem "interrupted_waits under the default mode exited $ST_STATUS (natively 0)"
+	st_show_err "$D"
+fi
+if [ -f "$D/syscalls.csv" ]; then
+	expect_count "$D" x86_64 epoll_wait 1 interrupted_waits
+	expect_count "$D" x86_64 rt_sigtimedwait 1 interrupted_waits
+	expect_count "$D" x86_64 getppid 6 interrupted_waits
+fi
+finish
