@@ -37,6 +37,35 @@ static bool take_early_death(pid_t tid, int *status)
 	return false;
 }
 
+struct live_thread {
+	const struct image *img;
+	pid_t tid;
+};
+
+static void find_live(struct thread *t, void *arg)
+{
+	struct live_thread *l = arg;
+
+	if (!l->tid && t->img == l->img && !t->exit_event_seen && !t->gone)
+		l->tid = t->tid;
+}
+
+/* Whether a child shares its creator's memory (vfork, CLONE_VM), asked of the kernel
+ * with a thread of the creator that still has memory: a leader that has exited (its
+ * process lives on in other threads) has none. When the kernel cannot say, the
+ * answer is yes: patching shared memory as if it were the child's own would skip
+ * stopping the creator's threads. */
+static bool shares_memory(pid_t child, const struct thread *creator)
+{
+	struct live_thread l = { creator->img, creator->exit_event_seen ? 0 : creator->tid };
+	long same;
+
+	if (!l.tid)
+		tasks_for_each_thread(find_live, &l);
+	same = l.tid ? syscall(SYS_kcmp, child, l.tid, KCMP_VM, 0, 0) : -1;
+	return same != 1 && same != 2;
+}
+
 /* A process image for a new child of the creator thread; its executable is its
  * creator's, and so is its memory if the kernel says they share it (vfork, CLONE_VM). */
 static struct image *new_process(pid_t pid, pid_t ppid, const struct thread *creator)
@@ -44,7 +73,7 @@ static struct image *new_process(pid_t pid, pid_t ppid, const struct thread *cre
 	const struct image *from = creator ? creator->img : NULL;
 	char *exe = from && from->rec.exe ? strdup(from->rec.exe) : procfs_exe(pid);
 	struct image *img = image_new(pid, 0, ppid, exe);
-	bool shares = from && syscall(SYS_kcmp, pid, creator->tid, KCMP_VM, 0, 0) == 0;
+	bool shares = from && shares_memory(pid, creator);
 
 	library_image_starts(img, from, shares);
 	perf_counters_open(&img->perf, pid);
