@@ -218,9 +218,11 @@ static void on_seccomp(struct thread *t)
 		if (idx == nr_rt_sigreturn) {
 			restart_note_sigreturn(t, info.stack_pointer);
 			patching_on_sigreturn(t, info.stack_pointer);
-		} else if (idx == nr_munmap && img->unnamed_sites) {
+		} else if (idx == nr_munmap) {
 			/* name sites while the code they lie in is still mapped */
-			image_name_sites(img, t->tid, NULL);
+			if (img->unnamed_sites)
+				image_name_sites(img, t->tid, NULL);
+			patching_on_munmap(t, info.seccomp.args[0], info.seccomp.args[1]);
 		} else if (idx == nr_arch_prctl) {
 			library_on_arch_prctl(t, info.seccomp.args[0]);
 		}
@@ -265,8 +267,10 @@ static void on_syscall_exit(struct thread *t)
 	    && info.op == PTRACE_SYSCALL_INFO_EXIT) {
 		/* a failed execve (a successful one was counted at its exec event);
 		 * -ERESTART* is no result: the call will be entered again */
-		if (t->exec_index >= 0 && !restart_is_code(info.exit.rval))
+		if (t->exec_index >= 0 && !restart_is_code(info.exit.rval)) {
+			library_on_execve_failed(t, t->exec_index == nr_execveat[ABI_X86_64]);
 			count_exec(t, info.exit.rval);
+		}
 		else if (t->affinity_call == AFFINITY_GET && !info.exit.is_error)
 			placement_rewrite_mask(t, t->affinity_buf, (long)info.exit.rval);
 		else if (t->affinity_call == AFFINITY_SET && !info.exit.is_error)
@@ -328,6 +332,7 @@ static void on_exec_event(struct thread *t)
 	/* the execing thread moves to the new image, whose first call is this execve;
 	 * the old one ends */
 	old->live_threads--;
+	t->exec_envp = 0;
 	thread_detach(t);
 	thread_attach(t, img);
 	if (t->exec_index >= 0)

@@ -256,12 +256,27 @@ void library_on_execve(struct thread *t, bool is_execveat, const uint64_t *args)
 		struct iovec remote = { (void *)at, size };
 
 		if (process_vm_writev(t->tid, local, 3, &remote, 1, 0) == (ssize_t)size) {
-			*(is_execveat ? &regs.r10 : &regs.rdx) = at;
+			unsigned long long *envp_reg = is_execveat ? &regs.r10 : &regs.rdx;
+
+			if (!t->exec_envp)
+				t->exec_envp = *envp_reg;
+			*envp_reg = at;
 			ptrace(PTRACE_SETREGS, t->tid, 0, &regs);
 		}
 	}
 	free(entry);
 	free(ptrs);
+}
+
+void library_on_execve_failed(struct thread *t, bool is_execveat)
+{
+	struct user_regs_struct regs;
+
+	if (t->exec_envp && ptrace(PTRACE_GETREGS, t->tid, 0, &regs) == 0) {
+		*(is_execveat ? &regs.r10 : &regs.rdx) = t->exec_envp;
+		ptrace(PTRACE_SETREGS, t->tid, 0, &regs);
+	}
+	t->exec_envp = 0;
 }
 
 bool library_is_control(long nr, const uint64_t *args)

@@ -18,6 +18,9 @@ bool library_enabled(void);
 /* At an execve's seccomp stop (args as the kernel has them): puts the library back in
  * the environment the new program gets if the caller took it out. */
 void library_on_execve(struct thread *t, bool is_execveat, const uint64_t *args);
+/* At the exit of an execve that failed: the program gets back the environment
+ * argument it passed (in its register), not the one put in its place. */
+void library_on_execve_failed(struct thread *t, bool is_execveat);
 /* Whether a seccomp stop is the library talking (SYSTRACE_CONTROL_NR with the magic). */
 bool library_is_control(long nr, const uint64_t *args);
 /* Answers it; the call itself never reaches the kernel. */

@@ -514,6 +514,20 @@ void patching_undo_all(struct thread *t, struct addr_space *as)
 	free(stopped);
 }
 
+void patching_on_munmap(struct thread *t, uint64_t addr, uint64_t len)
+{
+	struct addr_space *as = t->img->as;
+
+	/* the code goes (dlclose): what comes next at those addresses is not patched,
+	 * and a frame or thread there must not be sent to the old stub */
+	for (size_t i = 0; i < as->sites.n; i++) {
+		struct patch *p = &as->patches[i];
+
+		if (p->counter >= 0 && p->plan.start < addr + len && addr < p->plan.end)
+			p->stale = true;
+	}
+}
+
 void patching_on_signal(struct thread *t)
 {
 	struct addr_space *as = t->img->as;

@@ -33,6 +33,8 @@ void patching_on_sigreturn(struct thread *t, uint64_t stack_pointer);
  * stub's counter goes back to the load, so that a handler's call at the same site
  * is not overwritten (the stubs count without a lock, each thread in its own slot). */
 void patching_on_signal(struct thread *t);
+/* At a munmap's entry: patches in the range no longer stand for what is there. */
+void patching_on_munmap(struct thread *t, uint64_t addr, uint64_t len);
 /* Whether t is the only thread in its memory (cheap: from the counts kept). */
 bool patching_alone(const struct thread *t);
 /* Writes every patch of the address space back to the original bytes (with the

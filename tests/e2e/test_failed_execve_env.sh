@@ -1,0 +1,14 @@
+#!/bin/sh
+# An execve whose environment the tracer replaced (to keep the library in it) and
+# that fails leaves the program's registers as they were: failed_execve_env exits 0
+# (it checks rdx), its failed execve counted once with its error.
+. "$(dirname "$0")/lib.sh"
+require_library
+D=$TMPDIR/failed_execve
+st_run_mode default "$D" "$PROGRAMS/failed_execve_env"
+if [ "$ST_STATUS" -ne 0 ]; then
+	check_problem "failed_execve_env under the default mode exited $ST_STATUS (natively 0)"
+	st_show_err "$D"
+fi
+[ -f "$D/syscalls.csv" ] && expect_count "$D" x86_64 execve 2 failed_execve_env
+finish
