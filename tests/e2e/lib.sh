@@ -212,6 +212,18 @@ st_show_err() {
 	sed 's/^/    | /' "$1.err" | head -40
 }
 
+# st_run_clean NAME DIR CMD [ARG...]: runs CMD under the default mode into DIR and
+# records a problem (with systrace's stderr) unless it exits 0 as it does natively.
+st_run_clean() {
+	_name=$1
+	shift
+	st_run_mode default "$@"
+	if [ "$ST_STATUS" -ne 0 ]; then
+		check_problem "$_name under the default mode exited $ST_STATUS (natively 0)"
+		st_show_err "$1"
+	fi
+}
+
 # strace_count FILE CMD [ARG...]: `strace -f -c -U name,calls -o FILE CMD...`; the
 # command's own output goes to FILE.out. Sets STRACE_STATUS.
 strace_count() {

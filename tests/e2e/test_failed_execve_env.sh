@@ -5,10 +5,6 @@
 . "$(dirname "$0")/lib.sh"
 require_library
 D=$TMPDIR/failed_execve
-st_run_mode default "$D" "$PROGRAMS/failed_execve_env"
-if [ "$ST_STATUS" -ne 0 ]; then
-	check_problem "failed_execve_env under the default mode exited $ST_STATUS (natively 0)"
-	st_show_err "$D"
-fi
+st_run_clean failed_execve_env "$D" "$PROGRAMS/failed_execve_env"
 [ -f "$D/syscalls.csv" ] && expect_count "$D" x86_64 execve 2 failed_execve_env
 finish

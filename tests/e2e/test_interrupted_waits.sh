@@ -6,11 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 require_library
 D=$TMPDIR/waits
-st_run_mode default "$D" "$PROGRAMS/interrupted_waits"
-if [ "$ST_STATUS" -ne 0 ]; then
-	check_problem "interrupted_waits under the default mode exited $ST_STATUS (natively 0)"
-	st_show_err "$D"
-fi
+st_run_clean interrupted_waits "$D" "$PROGRAMS/interrupted_waits"
 if [ -f "$D/syscalls.csv" ]; then
 	expect_count "$D" x86_64 epoll_wait 1 interrupted_waits
 	expect_count "$D" x86_64 rt_sigtimedwait 1 interrupted_waits
