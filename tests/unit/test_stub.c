@@ -97,6 +97,14 @@ static uint64_t nr_count(const struct block *b, long nr)
 }
 
 static const uint8_t getppid_fn[] = { 0xb8, 0x6e, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xc3 };
+/* glibc's syscall() in small: the number known only at run time */
+static const uint8_t syscall_fn[] = {
+	0x48, 0x89, 0xf8, /* mov %rdi,%rax */
+	0x48, 0x89, 0xf7, /* mov %rsi,%rdi */
+	0x48, 0x89, 0xd6, /* mov %rdx,%rsi */
+	0x0f, 0x05,       /* syscall */
+	0xc3,             /* ret */
+};
 
 START_TEST(fixed_number_before)
 {
@@ -149,13 +157,6 @@ END_TEST
 
 START_TEST(run_time_number)
 {
-	static const uint8_t syscall_fn[] = {
-		0x48, 0x89, 0xf8, /* mov %rdi,%rax */
-		0x48, 0x89, 0xf7, /* mov %rsi,%rdi */
-		0x48, 0x89, 0xd6, /* mov %rdx,%rsi */
-		0x0f, 0x05,       /* syscall */
-		0xc3,             /* ret */
-	};
 	static const int slow[] = { SYS_vfork, SYS_getpid };
 	struct block b = { { 0 } };
 	struct rig r;
@@ -665,13 +666,6 @@ static void step_through(fn3 fn, const struct rig *r, long a0, bool rewind, uint
 
 START_TEST(a_rewound_triple_loses_no_count)
 {
-	static const uint8_t syscall_fn[] = {
-		0x48, 0x89, 0xf8, /* mov %rdi,%rax */
-		0x48, 0x89, 0xf7, /* mov %rsi,%rdi */
-		0x48, 0x89, 0xd6, /* mov %rdx,%rsi */
-		0x0f, 0x05,       /* syscall */
-		0xc3,             /* ret */
-	};
 	struct rig fixed, runtime;
 	fn3 fixed_fn = rig_install(&fixed, getppid_fn, sizeof(getppid_fn), 5, NULL, 0);
 	fn3 runtime_fn = rig_install(&runtime, syscall_fn, sizeof(syscall_fn), 9, NULL, 0);
@@ -720,13 +714,6 @@ static void *work(void *arg)
 
 START_TEST(each_thread_counts_in_its_own_block)
 {
-	static const uint8_t syscall_fn[] = {
-		0x48, 0x89, 0xf8, /* mov %rdi,%rax */
-		0x48, 0x89, 0xf7, /* mov %rsi,%rdi */
-		0x48, 0x89, 0xd6, /* mov %rdx,%rsi */
-		0x0f, 0x05,       /* syscall */
-		0xc3,             /* ret */
-	};
 	static struct worker w[THREADS];
 	struct block mine = { { 0 } };
 	struct rig fixed, runtime;
