@@ -60,8 +60,45 @@ START_TEST(find_by_address)
 }
 END_TEST
 
+START_TEST(room_near_code_prefers_below_it)
+{
+	/* an executable with its heap above it, a library far above both */
+	struct map_entry m[3] = {
+		{ .start = 0x555500000000, .end = 0x555500010000 },
+		{ .start = 0x555500010000, .end = 0x555500200000 },
+		{ .start = 0x7f0000000000, .end = 0x7f0000200000 },
+	};
+	const uint64_t reach = 1ULL << 31, size = 0x10000;
+	uint64_t at;
+
+	/* below the executable, right against it */
+	ck_assert(maps_gap_near(m, 3, 0x555500001000, 0x555500001008, size, reach, &at));
+	ck_assert_uint_eq(at, 0x555500000000 - size);
+	/* below the library: the gap above the heap is far, and above it is worse */
+	ck_assert(maps_gap_near(m, 3, 0x7f0000001000, 0x7f0000001008, size, reach, &at));
+	ck_assert_uint_eq(at, 0x7f0000000000 - size);
+}
+END_TEST
+
+START_TEST(room_near_code_above_or_none)
+{
+	/* nothing free below the code within reach: above it, or nowhere */
+	struct map_entry m[2] = {
+		{ .start = 0x10000, .end = 0x90000000 },
+		{ .start = 0x90000000, .end = 0x90010000 },
+	};
+	const uint64_t size = 0x10000;
+	uint64_t at;
+
+	ck_assert(maps_gap_near(m, 2, 0x90001000, 0x90001008, size, 1ULL << 31, &at));
+	ck_assert_uint_eq(at, 0x90010000);
+	ck_assert(!maps_gap_near(m, 2, 0x90001000, 0x90001008, size, 0x1000, &at));
+}
+END_TEST
+
 Suite *maps_suite(void)
 {
 	return single_case_suite("maps", (const TTest *const[]){
-		file_mapping_line, anonymous_and_special_lines, malformed_lines_are_refused, find_by_address, NULL });
+		file_mapping_line, anonymous_and_special_lines, malformed_lines_are_refused, find_by_address,
+		room_near_code_prefers_below_it, room_near_code_above_or_none, NULL });
 }
