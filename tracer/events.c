@@ -357,8 +357,9 @@ static void on_exit_event(struct thread *t)
 static void on_signal(struct thread *t, int sig)
 {
 	if (t->img) {
+		/* first: a thread taken out of the gate restarts at its own site */
+		patching_on_signal(t, sig);
 		restart_note_signal(t, sig);
-		patching_on_signal(t);
 	}
 	resume(t->tid, PTRACE_CONT, sig);
 }

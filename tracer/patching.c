@@ -528,13 +528,43 @@ void patching_on_munmap(struct thread *t, uint64_t addr, uint64_t len)
 	}
 }
 
-void patching_on_signal(struct thread *t)
+/* A thread in the gate (blocked in, or just back from, an in-process call) about to
+ * run a handler is given the state it would have in the original syscall: the stub's
+ * call and red-zone step undone, rip after the site's syscall. The handler's frame,
+ * and whatever unwinds through it (pthread_cancel, a C++ exception, a backtrace),
+ * then sees the program's own code, which has unwind information; on return the
+ * frame logic (rt_sigreturn) sends it back through the stub where needed. */
+static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs_struct *regs)
+{
+	uint64_t back;
+	struct iovec local = { &back, 8 }, remote = { (void *)regs->rsp, 8 };
+
+	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != 8)
+		return;
+	for (size_t i = 0; i < as->sites.n; i++) {
+		const struct patch *p = &as->patches[i];
+
+		if (p->counter >= 0 && back > p->stub.addr && back < p->stub.addr + p->stub.len) {
+			regs->rsp += 8 + 128;
+			regs->rip = p->plan.site + 2;
+			ptrace(PTRACE_SETREGS, t->tid, 0, regs);
+			return;
+		}
+	}
+}
+
+void patching_on_signal(struct thread *t, int sig)
 {
 	struct addr_space *as = t->img->as;
 	struct user_regs_struct regs;
 
 	if (!as->npatched || ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
 		return;
+	if (regs.rip == SYSTRACE_GATE_SYSCALL_IP) {
+		if (procfs_signal_caught(t->tid, sig))
+			leave_gate(t, as, &regs);
+		return;
+	}
 	for (size_t a = 0; a < as->nareas; a++) {
 		if (regs.rip < as->areas[a].addr || regs.rip >= as->areas[a].addr + as->areas[a].size)
 			continue;

@@ -29,10 +29,12 @@ uint64_t patching_site_of(struct thread *t, uint64_t site);
 /* At t's rt_sigreturn: a frame that returns into patched bytes (the signal came
  * before the patch) returns into the stub instead. */
 void patching_on_sigreturn(struct thread *t, uint64_t stack_pointer);
-/* At a signal-delivery stop of t: a thread between the load and the store of a
- * stub's counter goes back to the load, so that a handler's call at the same site
- * is not overwritten (the stubs count without a lock, each thread in its own slot). */
-void patching_on_signal(struct thread *t);
+/* At a signal-delivery stop of t (sig): a thread between the load and the store of
+ * a stub's counter goes back to the load, so that a handler's call at the same site
+ * is not overwritten (the stubs count without a lock, each thread in its own slot);
+ * a thread in the gate about to run a handler is put back in the state of the
+ * original syscall, so that its frame unwinds (pthread_cancel). */
+void patching_on_signal(struct thread *t, int sig);
 /* At a munmap's entry: patches in the range no longer stand for what is there. */
 void patching_on_munmap(struct thread *t, uint64_t addr, uint64_t len);
 /* Whether t is the only thread in its memory (cheap: from the counts kept). */

@@ -90,3 +90,10 @@ char *procfs_exe(pid_t pid)
 	target[n] = '\0';
 	return strdup(target);
 }
+
+bool procfs_signal_caught(pid_t tid, int sig)
+{
+	uint64_t caught;
+
+	return procfs_status_u64(tid, "SigCgt", 16, &caught) && sig >= 1 && sig <= 64 && (caught >> (sig - 1)) & 1;
+}

@@ -17,4 +17,7 @@ bool procfs_times(pid_t pid, uint64_t *user_ns, uint64_t *sys_ns);
 /* The executable's path (malloc'd), or NULL. */
 char *procfs_exe(pid_t pid);
 
+/* Whether the thread has a handler for sig. */
+bool procfs_signal_caught(pid_t tid, int sig);
+
 #endif

@@ -19,13 +19,6 @@ bool restart_is_code(long ret)
 	       || ret == -ERESTART_RESTARTBLOCK;
 }
 
-/* Whether the thread has a handler for sig. */
-static bool signal_is_caught(pid_t tid, int sig)
-{
-	uint64_t caught;
-
-	return procfs_status_u64(tid, "SigCgt", 16, &caught) && sig >= 1 && sig <= 64 && (caught >> (sig - 1)) & 1;
-}
 
 void restart_note_signal(struct thread *t, int sig)
 {
@@ -38,7 +31,7 @@ void restart_note_signal(struct thread *t, int sig)
 		/* A handler that runs before a pending restart (a signal arriving right
 		 * after rt_sigreturn) makes its own calls first; its frame returns to the
 		 * call if the restart still stands. */
-		if (t->restart == RESTART_NEXT && signal_is_caught(t->tid, sig))
+		if (t->restart == RESTART_NEXT && procfs_signal_caught(t->tid, sig))
 			t->restart = RESTART_IF_FRAME_SAYS;
 		return;
 	}
@@ -47,7 +40,7 @@ void restart_note_signal(struct thread *t, int sig)
 	t->restart_is_reissue = false;
 	/* Without a handler every restart code enters the call again; with one, it
 	 * depends on the code and SA_RESTART, which the handler's frame will show. */
-	t->restart = signal_is_caught(t->tid, sig) ? RESTART_IF_FRAME_SAYS : RESTART_NEXT;
+	t->restart = procfs_signal_caught(t->tid, sig) ? RESTART_IF_FRAME_SAYS : RESTART_NEXT;
 }
 
 /* Whether a signal the thread does not block is waiting for it. */
