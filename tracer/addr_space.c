@@ -102,11 +102,18 @@ static bool is_patched(const struct addr_space *as, size_t i)
 	return as->patches[i].counter >= 0 && !as->patches[i].stale;
 }
 
-struct site_record *as_site_of_stub_syscall(struct addr_space *as, uint64_t addr)
+struct patch *as_patch_of_stub(struct addr_space *as, uint64_t addr)
 {
-	for (size_t i = 0; i < as->sites.n; i++)
-		if (is_patched(as, i) && as->patches[i].stub.slow == addr)
-			return &as->sites.sites[i];
+	for (size_t a = 0; a < as->nareas; a++) {
+		if (addr < as->areas[a].addr || addr >= as->areas[a].addr + as->areas[a].size)
+			continue;
+		for (size_t i = 0; i < as->sites.n; i++) {
+			struct patch *p = &as->patches[i];
+
+			if (p->counter >= 0 && addr >= p->stub.addr && addr < p->stub.addr + p->stub.len)
+				return p;
+		}
+	}
 	return NULL;
 }
 

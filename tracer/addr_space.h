@@ -53,8 +53,9 @@ void as_put(struct addr_space *as);
 /* The site's record, added (pending) if new, and its patch. */
 struct site_record *as_site(struct addr_space *as, uint64_t addr, struct patch **patch);
 struct patch *as_patch_of(struct addr_space *as, const struct site_record *s);
-/* The patched site whose stub's own syscall is at addr, or NULL. */
-struct site_record *as_site_of_stub_syscall(struct addr_space *as, uint64_t addr);
+/* The patch whose stub holds addr, or NULL (a stale one's too: a thread may still
+ * be running its stub). Only addresses in a stub area are looked at. */
+struct patch *as_patch_of_stub(struct addr_space *as, uint64_t addr);
 /* The patched site whose rewritten bytes [start, end) overlap [lo, hi), or NULL. */
 struct site_record *as_site_overlapping(struct addr_space *as, uint64_t lo, uint64_t hi);
 /* Where a thread at rip continues if rip lies strictly inside patched bytes: its

@@ -453,16 +453,9 @@ enum patch_result patching_on_call(struct thread *t, uint64_t site, bool at_stub
 
 uint64_t patching_site_of(struct thread *t, uint64_t site)
 {
-	struct addr_space *as = t->img ? t->img->as : NULL;
+	const struct patch *p = t->img && t->img->as ? as_patch_of_stub(t->img->as, site) : NULL;
 
-	for (size_t i = 0; as && i < as->nareas; i++) {
-		if (site >= as->areas[i].addr && site < as->areas[i].addr + as->areas[i].size) {
-			struct site_record *s = as_site_of_stub_syscall(as, site);
-
-			return s ? s->addr : site;
-		}
-	}
-	return site;
+	return p && p->stub.slow == site ? p->plan.site : site;
 }
 
 void patching_on_sigreturn(struct thread *t, uint64_t stack_pointer)
@@ -538,25 +531,21 @@ static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs
 {
 	uint64_t back;
 	struct iovec local = { &back, 8 }, remote = { (void *)regs->rsp, 8 };
+	const struct patch *p;
 
-	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != 8)
+	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != 8 || !(p = as_patch_of_stub(as, back)))
 		return;
-	for (size_t i = 0; i < as->sites.n; i++) {
-		const struct patch *p = &as->patches[i];
-
-		if (p->counter >= 0 && back > p->stub.addr && back < p->stub.addr + p->stub.len) {
-			regs->rsp += 8 + 128;
-			regs->rip = p->plan.site + 2;
-			ptrace(PTRACE_SETREGS, t->tid, 0, regs);
-			return;
-		}
-	}
+	regs->rsp += 8 + 128;
+	regs->rip = p->plan.site + 2;
+	ptrace(PTRACE_SETREGS, t->tid, 0, regs);
 }
 
 void patching_on_signal(struct thread *t, int sig)
 {
 	struct addr_space *as = t->img->as;
 	struct user_regs_struct regs;
+	const struct patch *p;
+	uint64_t back;
 
 	if (!as->npatched || ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
 		return;
@@ -565,21 +554,8 @@ void patching_on_signal(struct thread *t, int sig)
 			leave_gate(t, as, &regs);
 		return;
 	}
-	for (size_t a = 0; a < as->nareas; a++) {
-		if (regs.rip < as->areas[a].addr || regs.rip >= as->areas[a].addr + as->areas[a].size)
-			continue;
-		for (size_t i = 0; i < as->sites.n; i++) {
-			const struct patch *p = &as->patches[i];
-			uint64_t back;
-
-			if (p->counter < 0 || regs.rip < p->stub.addr || regs.rip >= p->stub.addr + p->stub.len)
-				continue;
-			back = stub_rewind(&p->stub, regs.rip);
-			if (back != regs.rip) {
-				regs.rip = back;
-				ptrace(PTRACE_SETREGS, t->tid, 0, &regs);
-			}
-			return;
-		}
+	if ((p = as_patch_of_stub(as, regs.rip)) && (back = stub_rewind(&p->stub, regs.rip)) != regs.rip) {
+		regs.rip = back;
+		ptrace(PTRACE_SETREGS, t->tid, 0, &regs);
 	}
 }
