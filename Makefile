@@ -53,10 +53,11 @@ $(BUILD)/asan/systrace: $(call obj,asan,tracer/main.c $(LIB_SRC) $(GEN_SRC))
 	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(LIBS)
 
 # The preloaded library: libc's getenv and nothing else, no sanitizers (it runs in
-# every traced process), one obvious file.
+# every traced process), one obvious file. Two segments (code, data) and no RELRO:
+# the loader's every mmap and mprotect for it is a ptrace stop in every process.
 $(BUILD)/libsystrace.so: preload/libsystrace.c preload/region.h preload/gate.h
 	$(CC) -D_GNU_SOURCE -Ipreload $(CFLAGS) $(WARN) -fPIC -shared -nostartfiles -fno-stack-protector \
-		-Wl,-z,now -Wl,-z,relro -o $@ $<
+		-Wl,-z,now -Wl,-z,norelro -Wl,-z,noseparate-code -o $@ $<
 
 $(BUILD)/unit-tests: $(call obj,plain,$(UNIT_SRC) $(LIB_SRC) $(GEN_SRC))
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) $(CHECK_LIBS)

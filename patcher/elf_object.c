@@ -172,6 +172,19 @@ bool elf_object_vaddr(const struct elf_object *o, uint64_t file_offset, uint64_t
 	return false;
 }
 
+bool elf_object_file_offset(const struct elf_object *o, uint64_t vaddr, uint64_t *file_offset)
+{
+	for (size_t i = 0; i < o->nsegments; i++) {
+		const struct elf_segment *s = &o->segments[i];
+
+		if (vaddr >= s->vaddr && vaddr < s->vaddr + s->filesz) {
+			*file_offset = vaddr - s->vaddr + s->file_offset;
+			return true;
+		}
+	}
+	return false;
+}
+
 const struct elf_symbol *elf_object_symbol(const struct elf_object *o, uint64_t vaddr)
 {
 	size_t lo = 0, hi = o->nsymbols;

@@ -33,6 +33,8 @@ void elf_object_free(struct elf_object *o);
 
 /* The ELF virtual address of a file offset inside a loadable segment. */
 bool elf_object_vaddr(const struct elf_object *o, uint64_t file_offset, uint64_t *vaddr);
+/* The other way: the file offset of an ELF address inside a loadable segment. */
+bool elf_object_file_offset(const struct elf_object *o, uint64_t vaddr, uint64_t *file_offset);
 
 /* The symbol containing vaddr, else the nearest one below it; NULL if none. */
 const struct elf_symbol *elf_object_symbol(const struct elf_object *o, uint64_t vaddr);

@@ -6,7 +6,10 @@
 #ifndef SYSTRACE_GATE_H
 #define SYSTRACE_GATE_H
 
-#define SYSTRACE_GATE_ADDR 0x6f5ee7000000ULL
+#define SYSTRACE_GATE_HEX 0x6f5ee7000000 /* as the assembler takes it */
+#define SYSTRACE_GATE_ULL(hex) hex##ULL
+#define SYSTRACE_GATE_ULL_(hex) SYSTRACE_GATE_ULL(hex)
+#define SYSTRACE_GATE_ADDR SYSTRACE_GATE_ULL_(SYSTRACE_GATE_HEX)
 /* The instruction pointer the kernel reports for a syscall made by the gate's
  * 2-byte `syscall` at the start of the page: the address right after it. */
 #define SYSTRACE_GATE_SYSCALL_IP (SYSTRACE_GATE_ADDR + 2)

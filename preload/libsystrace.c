@@ -1,7 +1,8 @@
 /* libsystrace.so: preloaded into every dynamically linked process of a traced
  * command. It maps the gate and the shared region and tells the tracer it is ready;
  * the tracer then patches the process's syscall sites to stubs that count in the
- * region and call the gate. Nothing here runs per syscall.
+ * region and call the gate (the sites it knows from earlier processes at once, the
+ * others at their first call). Nothing here runs per syscall.
  *
  * Outside systrace (no SYSTRACE_ENV in the environment) it makes no syscall at all.
  * It uses nothing of libc but getenv: whatever it pulls in is loaded thousands of
@@ -14,6 +15,9 @@
 
 #include "gate.h"
 #include "region.h"
+
+#define STRINGIFY(x) STRINGIFY_(x)
+#define STRINGIFY_(x) #x
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -37,6 +41,40 @@ __asm__(".text\n"
 	"	ret\n"
 	".size systrace_raw_syscall,.-systrace_raw_syscall\n");
 
+/* The same once the gate is mapped: no stop, so the library counts these itself. */
+long systrace_gate_syscall(long nr, long a, long b, long c, long d, long e, long f);
+__asm__(".text\n"
+	".globl systrace_gate_syscall\n"
+	".hidden systrace_gate_syscall\n"
+	".type systrace_gate_syscall,@function\n"
+	"systrace_gate_syscall:\n"
+	"	mov %rdi,%rax\n"
+	"	mov %rsi,%rdi\n"
+	"	mov %rdx,%rsi\n"
+	"	mov %rcx,%rdx\n"
+	"	mov %r8,%r10\n"
+	"	mov %r9,%r8\n"
+	"	mov 8(%rsp),%r9\n"
+	"	movabs $" STRINGIFY(SYSTRACE_GATE_HEX) ",%r11\n"
+	"	jmp *%r11\n"
+	".size systrace_gate_syscall,.-systrace_gate_syscall\n");
+
+/* Room for stubs in the library's own executable segment (int3 until written). */
+__asm__(".section .text.systrace_stub_room,\"ax\",@progbits\n"
+	".balign 4096\n"
+	"systrace_stub_room:\n"
+	".fill " STRINGIFY(LIBRARY_STUB_ROOM_SIZE) ",1,0xcc\n"
+	".previous\n");
+extern const char systrace_stub_room[];
+
+static uint64_t gate_calls;
+
+static long gate_syscall(long nr, long a, long b, long c, long d, long e, long f)
+{
+	gate_calls++;
+	return systrace_gate_syscall(nr, a, b, c, d, e, f);
+}
+
 static char *format_decimal(char *p, long v)
 {
 	char digits[24];
@@ -57,7 +95,7 @@ static char *append(char *p, const char *s)
 	return p;
 }
 
-static int map_region(const struct systrace_hello *h, uint64_t *base)
+static int map_region(const struct systrace_hello *h, struct systrace_ready *r)
 {
 	char path[64], *p = path;
 	long fd, gate, region;
@@ -79,25 +117,29 @@ static int map_region(const struct systrace_hello *h, uint64_t *base)
 		systrace_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
 		return gate == -12 /* ENOMEM */ ? LIBRARY_REGION_UNREACHABLE : LIBRARY_GATE_TAKEN;
 	}
-	region = systrace_raw_syscall(SYS_mmap, 0, (long)h->region_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	systrace_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+	region = gate_syscall(SYS_mmap, 0, (long)h->region_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	gate_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
 	if (region < 0 && region >= -4095)
 		return LIBRARY_REGION_UNREACHABLE;
-	*base = (uint64_t)region;
+	r->region_base = (uint64_t)region;
+	if (h->area_at && gate_syscall(SYS_mmap, (long)h->area_at, (long)h->area_size, PROT_READ | PROT_EXEC,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) == (long)h->area_at)
+		r->area = h->area_at;
 	return LIBRARY_READY;
 }
 
 __attribute__((constructor)) static void systrace_start(void)
 {
 	struct systrace_hello hello = { 0 };
-	uint64_t base = 0;
-	int status;
+	struct systrace_ready ready = { .stub_room = (uint64_t)systrace_stub_room,
+					.stub_room_size = LIBRARY_STUB_ROOM_SIZE };
 
 	if (!getenv(SYSTRACE_ENV))
 		return;
 	/* not under systrace after all (a stale environment): the kernel says ENOSYS */
 	if (systrace_raw_syscall(SYSTRACE_CONTROL_NR, (long)SYSTRACE_MAGIC, CONTROL_HELLO, (long)&hello, 0, 0, 0) != 0)
 		return;
-	status = hello.status == LIBRARY_READY ? map_region(&hello, &base) : hello.status;
-	systrace_raw_syscall(SYSTRACE_CONTROL_NR, (long)SYSTRACE_MAGIC, CONTROL_READY, status, (long)base, 0, 0);
+	ready.status = hello.status == LIBRARY_READY ? map_region(&hello, &ready) : hello.status;
+	ready.gate_calls = gate_calls;
+	systrace_raw_syscall(SYSTRACE_CONTROL_NR, (long)SYSTRACE_MAGIC, CONTROL_READY, (long)&ready, 0, 0, 0);
 }

@@ -11,9 +11,13 @@
  * keeps it there across execve, with LD_PRELOAD). It then talks to the tracer with a
  * syscall number no kernel has, which the filter traps and the tracer answers:
  *   control(SYSTRACE_MAGIC, CONTROL_HELLO, &hello)     the tracer fills hello
- *   control(SYSTRACE_MAGIC, CONTROL_READY, status, region_base)
- * Every syscall between the two is made at the library's own site and counted as
- * instrument_syscalls, not as the program's. */
+ *   control(SYSTRACE_MAGIC, CONTROL_READY, &ready)     the library filled ready
+ * Between the two, the library's syscalls are made at its own site (each a stop) until
+ * the gate is mapped, then through the gate (no stop: the library counts them); both
+ * are instrument_syscalls, not the program's. At READY, with the process still
+ * single-threaded and before main, the tracer writes every patch it knows for the
+ * objects loaded; their stubs go in the library's own stub room (near the shared
+ * libraries) and in the area it asked the library to map near the executable. */
 #ifndef SYSTRACE_REGION_H
 #define SYSTRACE_REGION_H
 
@@ -40,7 +44,21 @@ struct systrace_hello {
 	int32_t region_fd;
 	int32_t pad;            /* region_size on an 8-byte boundary */
 	uint64_t region_size;
+	uint64_t area_at;       /* map stub memory here (the tracer found it free), or 0 */
+	uint64_t area_size;
 };
+
+struct systrace_ready {
+	int64_t status;         /* enum library_status */
+	uint64_t region_base;
+	uint64_t stub_room, stub_room_size;  /* in the library's own code */
+	uint64_t area;          /* hello.area_at if it could be mapped, else 0 */
+	uint64_t gate_calls;    /* the library's own syscalls made through the gate */
+};
+
+/* Stub memory inside the library's text: executable, near the shared libraries the
+ * loader maps next to it, and there without a syscall. */
+#define LIBRARY_STUB_ROOM_SIZE (64 * 1024)
 
 #define REGION_GATE_SIZE 4096
 #define REGION_NRS 512          /* per-number counters, for sites whose number varies */

@@ -36,6 +36,7 @@ struct addr_space *as_fork(const struct addr_space *parent)
 
 		*s = from->sites[i];
 		*p = parent->patches[i];
+		p->cost_ns = 0; /* the child paid nothing for it */
 	}
 	if (parent->nareas) {
 		as->areas = xcalloc(parent->nareas, sizeof(*as->areas));
@@ -44,6 +45,7 @@ struct addr_space *as_fork(const struct addr_space *parent)
 	}
 	as->next_counter = parent->next_counter;
 	as->npatched = parent->npatched;
+	as->patched_at_start = parent->patched_at_start;
 	as->region_base = parent->region_base;
 	as->library_site = parent->library_site;
 	return as;
@@ -139,7 +141,7 @@ uint64_t as_translate(struct addr_space *as, uint64_t rip)
 	return rip;
 }
 
-static bool within_reach(uint64_t a, uint64_t b)
+bool as_within_reach(uint64_t a, uint64_t b)
 {
 	return (a > b ? a - b : b - a) < AS_REACH;
 }
@@ -150,7 +152,7 @@ uint64_t as_stub_room(struct addr_space *as, uint64_t lo, uint64_t hi, size_t le
 		struct stub_area *a = &as->areas[i];
 		uint64_t at = a->addr + a->used;
 
-		if (a->size - a->used >= len && within_reach(at, lo) && within_reach(at + len, hi))
+		if (a->size - a->used >= len && as_within_reach(at, lo) && as_within_reach(at + len, hi))
 			return at;
 	}
 	return 0;

@@ -17,6 +17,7 @@ struct patch {
 	struct patch_plan plan;
 	struct stub_layout stub;
 	int counter;               /* index of its counter in the slot; -1 until patched */
+	uint64_t cost_ns;          /* what writing it cost this memory (0: inherited) */
 	bool planned;              /* plan holds the decision (the site may still wait) */
 	bool stale;                /* its bytes were replaced since (dlclose, a rewrite) */
 };
@@ -40,6 +41,7 @@ struct addr_space {
 	size_t nareas;
 	int next_counter;
 	unsigned npatched;
+	unsigned patched_at_start; /* of them, written at the library's CONTROL_READY */
 	uint64_t region_base;      /* where the library mapped the region */
 	uint64_t library_site;     /* the library's own syscall instruction */
 };
@@ -63,6 +65,8 @@ struct site_record *as_site_overlapping(struct addr_space *as, uint64_t lo, uint
  * instruction start). */
 uint64_t as_translate(struct addr_space *as, uint64_t rip);
 
+/* Whether a jmp rel32 at a reaches b (with margin). */
+bool as_within_reach(uint64_t a, uint64_t b);
 /* Room for a stub of len bytes within reach of every byte of [lo, hi); 0 if none. */
 uint64_t as_stub_room(struct addr_space *as, uint64_t lo, uint64_t hi, size_t len);
 void as_add_area(struct addr_space *as, uint64_t addr, uint64_t size);

@@ -320,24 +320,32 @@ static void on_hello(struct thread *t, uint64_t site, uint64_t reply_addr)
 	if (t->slot < 0 && (t->slot = region_slot_take()) < 0) {
 		hello.status = LIBRARY_REGION_FULL;
 		img->rec.library = status_names[LIBRARY_REGION_FULL];
+	} else if ((hello.area_at = patching_start_prepare(t, site))) {
+		hello.area_size = PATCH_AREA_SIZE;
 	}
 	answer(t->tid, process_vm_writev(t->tid, &local, 1, &remote, 1, 0) == sizeof(hello) ? 0 : -EFAULT);
 }
 
-static void on_ready(struct thread *t, const uint64_t *args)
+static void on_ready(struct thread *t, uint64_t ready_addr)
 {
 	struct image *img = t->img;
-	uint64_t status = args[2];
+	struct systrace_ready r = { .status = LIBRARY_REGION_UNREACHABLE };
+	struct iovec local = { &r, sizeof(r) }, remote = { (void *)ready_addr, sizeof(r) };
+	uint64_t status;
 
-	if (status >= LIBRARY_STATUS_COUNT)
-		status = LIBRARY_REGION_UNREACHABLE;
+	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != sizeof(r))
+		r.status = LIBRARY_REGION_UNREACHABLE;
+	status = (uint64_t)r.status < LIBRARY_STATUS_COUNT ? (uint64_t)r.status : LIBRARY_REGION_UNREACHABLE;
+	img->rec.instrument += r.gate_calls;
 	img->rec.library = status_names[status];
-	img->as->region_base = args[3];
+	img->as->region_base = r.region_base;
 	/* a thread that exists already would run the stubs with no slot of its own */
-	if (status == LIBRARY_READY && !patching_alone(t))
+	if (status == LIBRARY_READY && !patching_alone(t)) {
 		img->rec.library = "threads-before-library";
-	else if (status == LIBRARY_READY && give_slot(t))
+	} else if (status == LIBRARY_READY && give_slot(t)) {
 		img->ready = img->late = true;
+		patching_start_apply(t, r.stub_room, r.stub_room_size, r.area);
+	}
 	answer(t->tid, 0);
 }
 
@@ -347,7 +355,7 @@ void library_on_control(struct thread *t, uint64_t site, const uint64_t *args)
 	if (args[1] == CONTROL_HELLO && !t->img->ready)
 		on_hello(t, site, args[2]);
 	else if (args[1] == CONTROL_READY && !t->img->ready)
-		on_ready(t, args);
+		on_ready(t, args[2]);
 	else
 		answer(t->tid, -EINVAL);
 }

@@ -22,6 +22,8 @@ struct object {
 	struct elf_object elf;
 	struct code_scan scan;     /* swept when a site in it is first patched */
 	enum { SCAN_NOT_YET, SCAN_DONE, SCAN_FAILED } scanned;
+	struct patch_plan *known;  /* sites patched in some process, in ELF addresses */
+	size_t nknown, cap_known;
 	struct object *next;
 };
 
@@ -179,9 +181,73 @@ const char *objects_code_of(pid_t tid, struct site_record *s, struct code_object
 		code->bias = s->addr - vaddr;
 		code->map_start = e->start;
 		code->map_end = e->end;
+		code->object = o;
 	}
 	objects_end();
 	return reason;
+}
+
+static void shift_plan(struct patch_plan *plan, uint64_t by)
+{
+	plan->site += by;
+	plan->start += by;
+	plan->end += by;
+}
+
+void objects_learn(const struct code_object *code, const struct patch_plan *plan)
+{
+	struct object *o = code->object;
+	struct patch_plan *k;
+
+	for (size_t i = 0; i < o->nknown; i++)
+		if (o->known[i].site == plan->site - code->bias)
+			return;
+	if (o->nknown == o->cap_known) {
+		o->cap_known = o->cap_known ? 2 * o->cap_known : 16;
+		o->known = realloc(o->known, o->cap_known * sizeof(*o->known));
+		if (!o->known)
+			abort();
+	}
+	k = &o->known[o->nknown++];
+	*k = *plan;
+	shift_plan(k, -code->bias);
+}
+
+/* The known sites of the object mapped at e that lie in e. */
+static void known_in(pid_t tid, const struct map_entry *e, objects_known_fn *fn, void *arg)
+{
+	struct object *o = object_of(tid, e);
+
+	for (size_t i = 0; o && i < o->nknown; i++) {
+		struct patch_plan plan = o->known[i];
+		uint64_t off, bias;
+		struct site_record s;
+
+		if (!elf_object_file_offset(&o->elf, plan.site, &off) || off < e->file_offset
+		    || off - e->file_offset >= e->end - e->start)
+			continue;
+		bias = e->start + (off - e->file_offset) - plan.site;
+		shift_plan(&plan, bias);
+		if (plan.start < e->start || plan.end > e->end)
+			continue;
+		s = (struct site_record){ .addr = plan.site };
+		resolve_one(&s, e, o);
+		s.named = true;
+		fn(arg, &s, &plan);
+	}
+}
+
+bool objects_for_each_known(pid_t tid, objects_known_fn *fn, void *arg)
+{
+	const struct map_entry *e;
+
+	if (!objects_begin(tid))
+		return false;
+	for (uint64_t at = 0; (e = proc_maps_next(&maps, at)); at = e->end)
+		if (e->path[0] == '/')
+			known_in(tid, e, fn, arg);
+	objects_end();
+	return true;
 }
 
 void objects_end(void)
@@ -201,6 +267,7 @@ void objects_free_all(void)
 			buckets[b] = o->next;
 			elf_object_free(&o->elf);
 			code_scan_free(&o->scan);
+			free(o->known);
 			free(o->path);
 			free(o);
 		}

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "code_scan.h"
+#include "patch_plan.h"
 #include "image_record.h"
 
 /* Opens the mappings of tid, a live thread, for the calls below; false if gone. */
@@ -15,17 +16,27 @@ bool objects_begin(pid_t tid);
 /* Names a site from those mappings and marks it named. */
 void objects_name_site(pid_t tid, struct site_record *s);
 void objects_end(void);
+struct object;
+
 /* What patching needs of the object a code address lies in. */
 struct code_object {
 	uint64_t bias;                 /* runtime address minus ELF address */
 	uint64_t map_start, map_end;   /* the executable mapping holding it */
 	const struct code_scan *scan;  /* the object's sweep, in ELF addresses */
+	struct object *object;
 };
 
 /* Names s from tid's mappings and fills code; returns NULL, or why the site's code
  * cannot be patched (no object file behind it, ...). Opens and closes the mappings
  * itself. */
 const char *objects_code_of(pid_t tid, struct site_record *s, struct code_object *code);
+/* Keeps, for the rest of the run, that the object's site can be patched as plan
+ * says (plan in runtime addresses of the process code describes). */
+void objects_learn(const struct code_object *code, const struct patch_plan *plan);
+/* Calls fn for every site learned in any object mapped executable in tid's memory,
+ * with the site named and the plan in tid's addresses; false if tid is gone. */
+typedef void objects_known_fn(void *arg, const struct site_record *named, const struct patch_plan *plan);
+bool objects_for_each_known(pid_t tid, objects_known_fn *fn, void *arg);
 /* Frees every object read so far (at the end of the run). */
 void objects_free_all(void);
 

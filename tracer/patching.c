@@ -27,8 +27,6 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
-/* Stub memory is mapped this much at a time, near the code it serves. */
-#define AREA_SIZE (64 * 1024)
 /* How long a thread asked to stop may take before the patch waits for another trap. */
 #define STOP_TIMEOUT_NS (100 * 1000 * 1000)
 
@@ -136,6 +134,7 @@ static const char *plan_site(struct thread *t, struct addr_space *as, struct sit
 				return slow_states[i];
 	}
 	s->syscall = p->plan.nr >= 0 ? syscall_index(ABI_X86_64, p->plan.nr) : SITE_SYSCALL_VARIES;
+	objects_learn(&code, &p->plan);
 	return NULL;
 }
 
@@ -372,19 +371,20 @@ static bool map_area(struct thread *t, struct addr_space *as, struct site_record
 	uint64_t at, got = 0;
 	bool back = true;
 
-	if (proc_maps_gap_near(t->tid, p->plan.start, p->plan.end, AREA_SIZE, AS_REACH, &at))
-		got = inject_mmap(t, at, AREA_SIZE, &back);
+	if (proc_maps_gap_near(t->tid, p->plan.start, p->plan.end, PATCH_AREA_SIZE, AS_REACH, &at))
+		got = inject_mmap(t, at, PATCH_AREA_SIZE, &back);
 	if (got == at && got)
-		as_add_area(as, at, AREA_SIZE);
+		as_add_area(as, at, PATCH_AREA_SIZE);
 	else
 		s->state = unpatchable("no-room-for-stub");
 	return back;
 }
 
-static enum patch_result apply(struct thread *t, struct addr_space *as, struct site_record *s, struct patch *p,
-			       long nr)
+/* Builds p's stub for room at and the jump to it; false with the site's state set
+ * when it cannot be (a counter is taken only once the patch is written). */
+static bool build_patch(struct addr_space *as, struct site_record *s, struct patch *p, uint64_t at,
+			uint8_t *stub, size_t *len, uint8_t *jump)
 {
-	uint8_t stub[STUB_MAX_LEN], jump[PATCH_MAX_COVER];
 	const struct stub_config cfg = {
 		.gate = SYSTRACE_GATE_ADDR,
 		.site_counter = (int32_t)(offsetof(struct region_slot, site_calls) + 8 * (size_t)as->next_counter),
@@ -393,13 +393,43 @@ static enum patch_result apply(struct thread *t, struct addr_space *as, struct s
 		.slow_nrs = slow_nrs,
 		.nslow = NSLOW,
 	};
-	uint64_t at = as_stub_room(as, p->plan.start, p->plan.end, STUB_MAX_LEN);
-	size_t len;
 
 	if (as->next_counter >= REGION_SLOT_SITES) {
 		s->state = unpatchable("counters-full");
-		return PATCH_RESUME;
+		return false;
 	}
+	*len = stub_build(&p->plan, &cfg, at, stub, STUB_MAX_LEN, &p->stub);
+	if (!*len || !patch_bytes(&p->plan, at, jump)) {
+		s->state = unpatchable("stub-out-of-reach");
+		return false;
+	}
+	return true;
+}
+
+static void mark_patched(struct addr_space *as, struct site_record *s, struct patch *p, size_t len, uint64_t cost_ns)
+{
+	as_stub_taken(as, p->stub.addr, len);
+	p->counter = as->next_counter++;
+	p->cost_ns = cost_ns;
+	as->npatched++;
+	s->state = "patched";
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
+static enum patch_result apply(struct thread *t, struct addr_space *as, struct site_record *s, struct patch *p,
+			       long nr, uint64_t began)
+{
+	uint8_t stub[STUB_MAX_LEN], jump[PATCH_MAX_COVER];
+	uint64_t at = as_stub_room(as, p->plan.start, p->plan.end, STUB_MAX_LEN);
+	size_t len;
+
 	/* single: the site waits while other threads run, at no more cost than a trap */
 	if (mode == PATCH_SINGLE && !patching_alone(t))
 		return PATCH_RESUME;
@@ -409,18 +439,171 @@ static enum patch_result apply(struct thread *t, struct addr_space *as, struct s
 		restart_expect_reissue(t, s->addr, nr);
 		return PATCH_REISSUE;
 	}
-	len = stub_build(&p->plan, &cfg, at, stub, sizeof(stub), &p->stub);
-	if (!len || !patch_bytes(&p->plan, at, jump)) {
-		s->state = unpatchable("stub-out-of-reach");
+	if (!build_patch(as, s, p, at, stub, &len, jump))
 		return PATCH_RESUME;
-	}
 	if (!write_patch(t, as, p, stub, len, jump))
 		return PATCH_RESUME; /* pending: a later trap tries again */
-	as_stub_taken(as, at, len);
-	p->counter = as->next_counter++;
-	as->npatched++;
-	s->state = "patched";
+	mark_patched(as, s, p, len, now_ns() - began);
 	return PATCH_RESUME;
+}
+
+/* The sites known from earlier processes, added planned to a new image's memory. */
+struct start_sites {
+	struct addr_space *as;
+	uint64_t room;             /* near the library's stub room */
+	uint64_t far_lo, far_hi;   /* the sites out of its reach (the executable's) */
+};
+
+static void add_known(void *arg, const struct site_record *named, const struct patch_plan *plan)
+{
+	struct start_sites *st = arg;
+	struct patch *p;
+	struct site_record *s = as_site(st->as, named->addr, &p);
+
+	if (s->state || p->planned)
+		return;
+	s->object = named->object;
+	s->offset = named->offset;
+	s->symbol = named->symbol;
+	s->symbol_offset = named->symbol_offset;
+	s->named = true;
+	s->syscall = plan->nr >= 0 ? syscall_index(ABI_X86_64, plan->nr) : SITE_SYSCALL_VARIES;
+	p->plan = *plan;
+	p->planned = true;
+	if (as_within_reach(st->room, plan->start) && as_within_reach(st->room, plan->end))
+		return;
+	if (!st->far_hi) {
+		st->far_lo = plan->start;
+		st->far_hi = plan->end;
+	} else if (as_within_reach(st->far_lo, plan->end) && as_within_reach(st->far_hi, plan->start)) {
+		st->far_lo = plan->start < st->far_lo ? plan->start : st->far_lo;
+		st->far_hi = plan->end > st->far_hi ? plan->end : st->far_hi;
+	}
+}
+
+uint64_t patching_start_prepare(struct thread *t, uint64_t library_code)
+{
+	struct start_sites st = { .as = t->img->as, .room = library_code };
+	uint64_t at;
+
+	if (mode == PATCH_OFF || !objects_for_each_known(t->tid, add_known, &st) || !st.far_hi)
+		return 0;
+	return proc_maps_gap_near(t->tid, st.far_lo, st.far_hi, PATCH_AREA_SIZE, AS_REACH, &at) ? at : 0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct patch *p = *(struct patch *const *)a, *q = *(struct patch *const *)b;
+
+	return p->plan.start < q->plan.start ? -1 : p->plan.start > q->plan.start;
+}
+
+/* Bytes to write at consecutive addresses, gathered into one pwrite. */
+struct run {
+	uint64_t addr;
+	size_t len;
+	uint8_t bytes[4096];
+};
+
+static void run_flush(struct addr_space *as, pid_t pid, struct run *r)
+{
+	if (r->len)
+		as_write(as, pid, r->addr, r->bytes, r->len);
+	r->len = 0;
+}
+
+/* Adds len bytes at addr, in the same write as the bytes before when they end at
+ * most gap bytes before it (a gap is filled with int3: only for stub room). */
+static void run_add(struct addr_space *as, pid_t pid, struct run *r, uint64_t addr, const uint8_t *bytes, size_t len,
+		    uint64_t gap)
+{
+	uint64_t end = r->addr + r->len;
+
+	if (r->len && (addr < end || addr - end > gap || addr + len - r->addr > sizeof(r->bytes)))
+		run_flush(as, pid, r);
+	if (!r->len)
+		r->addr = end = addr;
+	memset(r->bytes + r->len, 0xcc, addr - end);
+	memcpy(r->bytes + (addr - r->addr), bytes, len);
+	r->len = addr + len - r->addr;
+}
+
+/* Whether memory still holds the bytes each plan replaces (read in one call); a
+ * site whose code differs is planned again at its first trap. */
+static size_t keep_unchanged(pid_t pid, struct patch **list, size_t n, uint8_t (*now)[PATCH_MAX_COVER])
+{
+	struct iovec local[64], remote[64];
+	size_t kept = 0;
+
+	for (size_t at = 0; at < n; at += 64) {
+		size_t k = n - at < 64 ? n - at : 64;
+
+		for (size_t i = 0; i < k; i++) {
+			const struct patch_plan *plan = &list[at + i]->plan;
+
+			local[i] = (struct iovec){ now[at + i], plan->end - plan->start };
+			remote[i] = (struct iovec){ (void *)plan->start, plan->end - plan->start };
+		}
+		if (process_vm_readv(pid, local, k, remote, k, 0) < 0)
+			memset(now[at], 0, k * PATCH_MAX_COVER);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct patch_plan *plan = &list[i]->plan;
+
+		if (memcmp(now[i], plan->original, plan->end - plan->start) == 0)
+			list[kept++] = list[i];
+		else
+			list[i]->planned = false;
+	}
+	return kept;
+}
+
+void patching_start_apply(struct thread *t, uint64_t room, uint64_t room_size, uint64_t area)
+{
+	struct addr_space *as = t->img->as;
+	uint64_t began = now_ns(), cost;
+	struct patch **list = malloc((as->sites.n + 1) * sizeof(*list));
+	uint8_t (*now)[PATCH_MAX_COVER] = malloc((as->sites.n + 1) * PATCH_MAX_COVER);
+	static struct run stubs, jumps;
+	size_t n = 0, done = 0;
+
+	if (!list || !now)
+		abort();
+	if (room)
+		as_add_area(as, room, room_size);
+	if (area)
+		as_add_area(as, area, PATCH_AREA_SIZE);
+	for (size_t i = 0; i < as->sites.n; i++)
+		if (as->patches[i].planned && !as->sites.sites[i].state)
+			list[n++] = &as->patches[i];
+	qsort(list, n, sizeof(*list), by_start);
+	n = keep_unchanged(t->tid, list, n, now);
+	/* one process, one thread, before main: nothing runs the bytes being written */
+	for (size_t i = 0; i < n; i++) {
+		struct patch *p = list[i];
+		struct site_record *s = &as->sites.sites[p - as->patches];
+		uint8_t stub[STUB_MAX_LEN], jump[PATCH_MAX_COVER];
+		uint64_t at = as_stub_room(as, p->plan.start, p->plan.end, STUB_MAX_LEN);
+		size_t len;
+
+		if (!at || as_site_overlapping(as, p->plan.start, p->plan.end)
+		    || !build_patch(as, s, p, at, stub, &len, jump)) {
+			s->state = NULL; /* it waits for its trap, as a new site would */
+			continue;
+		}
+		run_add(as, t->tid, &stubs, at, stub, len, 16);
+		run_add(as, t->tid, &jumps, p->plan.start, jump, p->plan.end - p->plan.start, 0);
+		mark_patched(as, s, p, len, 0);
+		list[done++] = p;
+	}
+	run_flush(as, t->tid, &stubs);
+	run_flush(as, t->tid, &jumps);
+	cost = done ? (now_ns() - began) / done : 0;
+	for (size_t i = 0; i < done; i++)
+		list[i]->cost_ns = cost ? cost : 1;
+	as->patched_at_start += done;
+	free(list);
+	free(now);
 }
 
 enum patch_result patching_on_call(struct thread *t, uint64_t site, bool at_stub, long nr)
@@ -428,6 +611,7 @@ enum patch_result patching_on_call(struct thread *t, uint64_t site, bool at_stub
 	struct addr_space *as = t->img->as;
 	struct site_record *s;
 	struct patch *p;
+	uint64_t began;
 
 	if (mode == PATCH_OFF || !t->img->ready || site == as->library_site)
 		return PATCH_RESUME;
@@ -439,6 +623,7 @@ enum patch_result patching_on_call(struct thread *t, uint64_t site, bool at_stub
 			p->stale = true;
 		return PATCH_RESUME;
 	}
+	began = now_ns();
 	if (!p->planned) {
 		const char *state = plan_site(t, as, s, p, nr);
 
@@ -448,7 +633,7 @@ enum patch_result patching_on_call(struct thread *t, uint64_t site, bool at_stub
 			return PATCH_RESUME;
 		}
 	}
-	return apply(t, as, s, p, nr);
+	return apply(t, as, s, p, nr, began);
 }
 
 uint64_t patching_site_of(struct thread *t, uint64_t site)

@@ -12,6 +12,9 @@
 #include "options.h"
 #include "tasks.h"
 
+/* Stub memory is mapped this much at a time, near the code it serves. */
+#define PATCH_AREA_SIZE (64 * 1024)
+
 enum patch_result {
 	PATCH_RESUME,  /* go on as usual */
 	PATCH_REISSUE, /* t made an mmap for stub room and makes its own call again:
@@ -42,6 +45,14 @@ bool patching_alone(const struct thread *t);
 /* Writes every patch of the address space back to the original bytes (with the
  * other threads stopped): a thread is about to run that has no counter slot. */
 void patching_undo_all(struct thread *t, struct addr_space *as);
+/* At the library's CONTROL_HELLO in a new image: the sites that earlier processes
+ * patched in the objects now mapped are planned in t's memory. Returns where the
+ * library should map stub memory for those out of reach of library_code (its stub
+ * room), 0 if none. */
+uint64_t patching_start_prepare(struct thread *t, uint64_t library_code);
+/* At CONTROL_READY (t alone in its memory, before main): writes them all, with
+ * stubs in the library's room and in area (0 if not mapped). */
+void patching_start_apply(struct thread *t, uint64_t room, uint64_t room_size, uint64_t area);
 /* Statuses of other threads collected while they were stopped for a patch, to be
  * handled as if waitpid had just returned them; false when there are none. */
 bool patching_take_held(pid_t *tid, int *status);

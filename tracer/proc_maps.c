@@ -18,6 +18,7 @@ struct procmap_query {
 };
 #define PROCMAP_QUERY _IOWR('f', 17, struct procmap_query)
 #define PROCMAP_QUERY_VMA_EXECUTABLE 0x04
+#define PROCMAP_QUERY_COVERING_OR_NEXT_VMA 0x10
 
 /* Once the ioctl is refused, every later lookup reads the text. */
 static bool kernel_lacks_query;
@@ -59,7 +60,7 @@ static void read_lines(struct proc_maps *m)
 	fclose(f);
 }
 
-static const struct map_entry *query(struct proc_maps *m, uint64_t addr)
+static const struct map_entry *query(struct proc_maps *m, uint64_t addr, uint64_t flags)
 {
 	struct procmap_query q;
 	struct map_entry *e = &m->last;
@@ -67,14 +68,13 @@ static const struct map_entry *query(struct proc_maps *m, uint64_t addr)
 	memset(&q, 0, sizeof(q));
 	q.size = sizeof(q);
 	q.query_addr = addr;
-	q.query_flags = PROCMAP_QUERY_VMA_EXECUTABLE;
+	q.query_flags = PROCMAP_QUERY_VMA_EXECUTABLE | flags;
 	q.vma_name_addr = (uint64_t)(uintptr_t)e->path;
 	q.vma_name_size = sizeof(e->path);
 	if (ioctl(m->fd, PROCMAP_QUERY, &q) < 0) {
 		if (errno == ENOTTY || errno == EINVAL) {
 			kernel_lacks_query = m->text = true;
-			read_lines(m);
-			return maps_find(m->lines, m->nlines, addr);
+			return flags ? proc_maps_next(m, addr) : proc_maps_find(m, addr);
 		}
 		return NULL; /* ENOENT: nothing executable there */
 	}
@@ -101,7 +101,21 @@ const struct map_entry *proc_maps_find(struct proc_maps *m, uint64_t addr)
 	}
 	if (m->have_last && addr >= m->last.start && addr < m->last.end)
 		return &m->last;
-	return query(m, addr);
+	return query(m, addr, 0);
+}
+
+const struct map_entry *proc_maps_next(struct proc_maps *m, uint64_t addr)
+{
+	if (m->fd < 0)
+		return NULL;
+	if (!m->text)
+		return query(m, addr, PROCMAP_QUERY_COVERING_OR_NEXT_VMA);
+	if (m->nlines == 0)
+		read_lines(m);
+	for (size_t i = 0; i < m->nlines; i++)
+		if (m->lines[i].end > addr)
+			return &m->lines[i];
+	return NULL;
 }
 
 void proc_maps_close(struct proc_maps *m)

@@ -23,6 +23,8 @@ struct proc_maps {
 bool proc_maps_open(struct proc_maps *m, pid_t tid);
 /* The executable mapping containing addr, or NULL. */
 const struct map_entry *proc_maps_find(struct proc_maps *m, uint64_t addr);
+/* The first executable mapping that ends above addr, or NULL: to walk them all. */
+const struct map_entry *proc_maps_next(struct proc_maps *m, uint64_t addr);
 /* A free place of size bytes within reach of [lo, hi) in tid's memory (maps_gap_near). */
 bool proc_maps_gap_near(pid_t tid, uint64_t lo, uint64_t hi, uint64_t size, uint64_t reach, uint64_t *at);
 void proc_maps_close(struct proc_maps *m);
