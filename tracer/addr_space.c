@@ -45,7 +45,7 @@ struct addr_space *as_fork(const struct addr_space *parent)
 	}
 	as->next_counter = parent->next_counter;
 	as->npatched = parent->npatched;
-	as->patched_at_start = parent->patched_at_start;
+	as->patched_known = parent->patched_known;
 	as->region_base = parent->region_base;
 	as->library_site = parent->library_site;
 	return as;

@@ -41,7 +41,7 @@ struct addr_space {
 	size_t nareas;
 	int next_counter;
 	unsigned npatched;
-	unsigned patched_at_start; /* of them, written at the library's CONTROL_READY */
+	unsigned patched_known;    /* of them, known from other processes (written in batches) */
 	uint64_t region_base;      /* where the library mapped the region */
 	uint64_t library_site;     /* the library's own syscall instruction */
 };

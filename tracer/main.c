@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 		free(path);
 		return EXIT_SYSTRACE_FAILED;
 	}
-	patching_setup(opt.patch);
+	patching_setup(opt.patch, opt.prepatch);
 	signals_setup();
 	placement_start(); /* after signals_setup: the command gets the inherited SIGALRM */
 	tasks_set_report(&report);

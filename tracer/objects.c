@@ -24,6 +24,7 @@ struct object {
 	enum { SCAN_NOT_YET, SCAN_DONE, SCAN_FAILED } scanned;
 	struct patch_plan *known;  /* sites patched in some process, in ELF addresses */
 	size_t nknown, cap_known;
+	bool swept_for_prepatch;
 	struct object *next;
 };
 
@@ -248,6 +249,43 @@ bool objects_for_each_known(pid_t tid, objects_known_fn *fn, void *arg)
 			known_in(tid, e, fn, arg);
 	objects_end();
 	return true;
+}
+
+void objects_for_each_known_at(pid_t tid, uint64_t addr, objects_known_fn *fn, void *arg)
+{
+	const struct map_entry *e;
+
+	if (!objects_begin(tid))
+		return;
+	if ((e = proc_maps_find(&maps, addr)) && e->path[0] == '/')
+		known_in(tid, e, fn, arg);
+	objects_end();
+}
+
+void objects_for_each_new_syscall(pid_t tid, objects_syscall_fn *fn, void *arg)
+{
+	const struct map_entry *e;
+
+	if (!objects_begin(tid))
+		return;
+	for (uint64_t at = 0; (e = proc_maps_next(&maps, at)); at = e->end) {
+		struct object *o = e->path[0] == '/' ? object_of(tid, e) : NULL;
+		struct code_object code = { .map_start = e->start, .map_end = e->end, .object = o };
+
+		if (!o || o->swept_for_prepatch || !(code.scan = scan_of(tid, e, o)))
+			continue;
+		o->swept_for_prepatch = true;
+		for (size_t i = 0; i < code.scan->nsyscalls; i++) {
+			uint64_t vaddr = code.scan->syscalls[i].addr, off;
+
+			if (!elf_object_file_offset(&o->elf, vaddr, &off) || off < e->file_offset
+			    || off - e->file_offset >= e->end - e->start)
+				continue;
+			code.bias = e->start + (off - e->file_offset) - vaddr;
+			fn(arg, &code, vaddr + code.bias);
+		}
+	}
+	objects_end();
 }
 
 void objects_end(void)

@@ -37,6 +37,12 @@ void objects_learn(const struct code_object *code, const struct patch_plan *plan
  * with the site named and the plan in tid's addresses; false if tid is gone. */
 typedef void objects_known_fn(void *arg, const struct site_record *named, const struct patch_plan *plan);
 bool objects_for_each_known(pid_t tid, objects_known_fn *fn, void *arg);
+/* The same for the one object mapped at addr. */
+void objects_for_each_known_at(pid_t tid, uint64_t addr, objects_known_fn *fn, void *arg);
+/* For --prepatch: calls fn for every syscall instruction that the sweep finds in each
+ * object mapped executable in tid's memory, once per object in the run. */
+typedef void objects_syscall_fn(void *arg, const struct code_object *code, uint64_t addr);
+void objects_for_each_new_syscall(pid_t tid, objects_syscall_fn *fn, void *arg);
 /* Frees every object read so far (at the end of the run). */
 void objects_free_all(void);
 

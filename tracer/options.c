@@ -29,6 +29,8 @@ static void usage(FILE *f)
 	      "  -o, --output DIR     where the CSV files go (default ./systrace-out)\n"
 	      "      --show-perf-stats  print the summary to stderr at the end\n"
 	      "      --patch=MODE     off, single, unsafe or safe (default safe)\n"
+	      "      --prepatch       patch every site that can be at each image's start,\n"
+	      "                       not only those that ran in an earlier process\n"
 	      "      --region-slots=N  threads alive at once that count in-process\n"
 	      "                       (default 4096; beyond, processes stop in the tracer)\n"
 	      "  -h, --help           show this help\n"
@@ -39,11 +41,12 @@ static void usage(FILE *f)
 
 enum options_result options_parse(struct options *o, int argc, char **argv)
 {
-	enum { OPT_STATS = 256, OPT_PATCH, OPT_SLOTS, OPT_VERSION };
+	enum { OPT_STATS = 256, OPT_PATCH, OPT_PREPATCH, OPT_SLOTS, OPT_VERSION };
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "show-perf-stats", no_argument, NULL, OPT_STATS },
 		{ "patch", required_argument, NULL, OPT_PATCH },
+		{ "prepatch", no_argument, NULL, OPT_PREPATCH },
 		{ "region-slots", required_argument, NULL, OPT_SLOTS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -58,6 +61,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 		switch (c) {
 		case 'o': o->output_dir = optarg; break;
 		case OPT_STATS: o->show_perf_stats = true; break;
+		case OPT_PREPATCH: o->prepatch = true; break;
 		case OPT_PATCH: {
 			size_t m;
 
@@ -100,6 +104,10 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 	}
 	if (!*o->output_dir) {
 		fputs("systrace: the output folder name is empty\n", stderr);
+		return OPTIONS_USAGE_ERROR;
+	}
+	if (o->prepatch && o->patch == PATCH_OFF) {
+		fputs("systrace: --prepatch needs patching on (it cannot go with --patch=off)\n", stderr);
 		return OPTIONS_USAGE_ERROR;
 	}
 	o->command = argv + optind;

@@ -10,6 +10,7 @@ struct options {
 	const char *output_dir;
 	bool show_perf_stats;
 	enum patch_mode patch;
+	bool prepatch;          /* patch every site that can be, at each image's start */
 	unsigned region_slots;  /* threads the shared region has counters for */
 	char **command; /* NULL-terminated */
 };

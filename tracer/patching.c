@@ -31,6 +31,7 @@
 #define STOP_TIMEOUT_NS (100 * 1000 * 1000)
 
 static enum patch_mode mode;
+static bool prepatch;
 /* Calls that must stop in the tracer: they change the stack or never return to the
  * stub (a child would return into it on a stack it does not have); they may take
  * away the stack the gate call returns through (a thread that unmaps its own stack
@@ -50,11 +51,12 @@ static const char *slow_states[NSLOW];
 static struct held { pid_t tid; int status; } *held;
 static size_t nheld, cap_held, next_held;
 
-void patching_setup(enum patch_mode m)
+void patching_setup(enum patch_mode m, bool ahead)
 {
 	char state[64];
 
 	mode = m;
+	prepatch = ahead;
 	for (size_t i = 0; i < NSLOW; i++) {
 		slow_nrs[i] = syscall_index_of(ABI_X86_64, slow_names[i]);
 		snprintf(state, sizeof(state), "unpatchable:syscall-%s", slow_names[i]);
@@ -101,41 +103,60 @@ static const char *unpatchable(const char *reason)
 	return intern(state);
 }
 
+/* Plans the site at addr in code (tid's memory); NULL, or why it cannot be patched. */
+static const char *plan_in(pid_t tid, const struct code_object *code, uint64_t addr, struct patch_plan *plan)
+{
+	uint8_t window[2 * PATCH_MAX_COVER + 2];
+	uint64_t lo = addr - PATCH_MAX_COVER > code->map_start ? addr - PATCH_MAX_COVER : code->map_start;
+	uint64_t hi = addr + 2 + PATCH_MAX_COVER < code->map_end ? addr + 2 + PATCH_MAX_COVER : code->map_end;
+	struct iovec local = { window, hi - lo }, remote = { (void *)lo, hi - lo };
+	const char *reason;
+
+	if (process_vm_readv(tid, &local, 1, &remote, 1, 0) != (ssize_t)(hi - lo))
+		return "unreadable-code";
+	if ((reason = patch_plan_make(code->scan, window, hi - lo, lo - code->bias, addr - code->bias, plan)))
+		return reason;
+	plan->site += code->bias;
+	plan->start += code->bias;
+	plan->end += code->bias;
+	return NULL;
+}
+
+/* The state of a site whose fixed number must stop in the tracer, else NULL. */
+static const char *slow_state(int nr)
+{
+	for (size_t i = 0; nr >= 0 && i < NSLOW; i++)
+		if (slow_nrs[i] == syscall_index(ABI_X86_64, nr))
+			return slow_states[i];
+	return NULL;
+}
+
 /* Decides how the site could be patched; NULL, or the site's unpatchable state. */
 static const char *plan_site(struct thread *t, struct addr_space *as, struct site_record *s, struct patch *p, long nr)
 {
 	struct code_object code;
-	uint8_t window[2 * PATCH_MAX_COVER + 2];
 	const char *reason = objects_code_of(t->tid, s, &code);
-	uint64_t lo, hi;
 
-	if (reason)
+	if (reason || (reason = plan_in(t->tid, &code, s->addr, &p->plan)))
 		return unpatchable(reason);
-	lo = s->addr - PATCH_MAX_COVER > code.map_start ? s->addr - PATCH_MAX_COVER : code.map_start;
-	hi = s->addr + 2 + PATCH_MAX_COVER < code.map_end ? s->addr + 2 + PATCH_MAX_COVER : code.map_end;
-	{
-		struct iovec local = { window, hi - lo }, remote = { (void *)lo, hi - lo };
-
-		if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != (ssize_t)(hi - lo))
-			return unpatchable("unreadable-code");
-	}
-	if ((reason = patch_plan_make(code.scan, window, hi - lo, lo - code.bias, s->addr - code.bias, &p->plan)))
-		return unpatchable(reason);
-	p->plan.site += code.bias;
-	p->plan.start += code.bias;
-	p->plan.end += code.bias;
 	if (as_site_overlapping(as, p->plan.start, p->plan.end))
 		return unpatchable("overlaps-patch");
-	if (p->plan.nr >= 0) {
-		if (p->plan.nr != nr)
-			return unpatchable("number-mismatch");
-		for (size_t i = 0; i < NSLOW; i++)
-			if (slow_nrs[i] == syscall_index(ABI_X86_64, nr))
-				return slow_states[i];
-	}
+	if (p->plan.nr >= 0 && p->plan.nr != nr)
+		return unpatchable("number-mismatch");
+	if ((reason = slow_state(p->plan.nr)))
+		return reason;
 	s->syscall = p->plan.nr >= 0 ? syscall_index(ABI_X86_64, p->plan.nr) : SITE_SYSCALL_VARIES;
 	objects_learn(&code, &p->plan);
 	return NULL;
+}
+
+/* --prepatch: every site of an object that can be patched is known before it runs. */
+static void learn_ahead(void *arg, const struct code_object *code, uint64_t addr)
+{
+	struct patch_plan plan;
+
+	if (!plan_in(*(pid_t *)arg, code, addr, &plan) && !slow_state(plan.nr))
+		objects_learn(code, &plan);
 }
 
 /* Makes t, at the seccomp stop of a call, run mmap instead, then puts the call back
@@ -486,7 +507,11 @@ uint64_t patching_start_prepare(struct thread *t, uint64_t library_code)
 	struct start_sites st = { .as = t->img->as, .room = library_code };
 	uint64_t at;
 
-	if (mode == PATCH_OFF || !objects_for_each_known(t->tid, add_known, &st) || !st.far_hi)
+	if (mode == PATCH_OFF)
+		return 0;
+	if (prepatch)
+		objects_for_each_new_syscall(t->tid, learn_ahead, &t->tid);
+	if (!objects_for_each_known(t->tid, add_known, &st) || !st.far_hi)
 		return 0;
 	return proc_maps_gap_near(t->tid, st.far_lo, st.far_hi, PATCH_AREA_SIZE, AS_REACH, &at) ? at : 0;
 }
@@ -558,27 +583,26 @@ static size_t keep_unchanged(pid_t pid, struct patch **list, size_t n, uint8_t (
 	return kept;
 }
 
-void patching_start_apply(struct thread *t, uint64_t room, uint64_t room_size, uint64_t area)
+/* Writes every site planned but not patched in t's memory, which t has to itself
+ * (nothing else runs the bytes being written); a site that cannot be waits for its
+ * trap, as a new site would. */
+static void apply_planned(struct thread *t, struct addr_space *as)
 {
-	struct addr_space *as = t->img->as;
 	uint64_t began = now_ns(), cost;
 	struct patch **list = malloc((as->sites.n + 1) * sizeof(*list));
 	uint8_t (*now)[PATCH_MAX_COVER] = malloc((as->sites.n + 1) * PATCH_MAX_COVER);
 	static struct run stubs, jumps;
 	size_t n = 0, done = 0;
+	bool had_patches = as->npatched > 0;
+	uint64_t last_end = 0;
 
 	if (!list || !now)
 		abort();
-	if (room)
-		as_add_area(as, room, room_size);
-	if (area)
-		as_add_area(as, area, PATCH_AREA_SIZE);
 	for (size_t i = 0; i < as->sites.n; i++)
 		if (as->patches[i].planned && !as->sites.sites[i].state)
 			list[n++] = &as->patches[i];
 	qsort(list, n, sizeof(*list), by_start);
 	n = keep_unchanged(t->tid, list, n, now);
-	/* one process, one thread, before main: nothing runs the bytes being written */
 	for (size_t i = 0; i < n; i++) {
 		struct patch *p = list[i];
 		struct site_record *s = &as->sites.sites[p - as->patches];
@@ -586,11 +610,13 @@ void patching_start_apply(struct thread *t, uint64_t room, uint64_t room_size, u
 		uint64_t at = as_stub_room(as, p->plan.start, p->plan.end, STUB_MAX_LEN);
 		size_t len;
 
-		if (!at || as_site_overlapping(as, p->plan.start, p->plan.end)
+		/* sorted: a site of the batch can only overlap the one before it */
+		if (!at || p->plan.start < last_end || (had_patches && as_site_overlapping(as, p->plan.start, p->plan.end))
 		    || !build_patch(as, s, p, at, stub, &len, jump)) {
-			s->state = NULL; /* it waits for its trap, as a new site would */
+			s->state = NULL;
 			continue;
 		}
+		last_end = p->plan.end;
 		run_add(as, t->tid, &stubs, at, stub, len, 16);
 		run_add(as, t->tid, &jumps, p->plan.start, jump, p->plan.end - p->plan.start, 0);
 		mark_patched(as, s, p, len, 0);
@@ -601,9 +627,34 @@ void patching_start_apply(struct thread *t, uint64_t room, uint64_t room_size, u
 	cost = done ? (now_ns() - began) / done : 0;
 	for (size_t i = 0; i < done; i++)
 		list[i]->cost_ns = cost ? cost : 1;
-	as->patched_at_start += done;
+	as->patched_known += done;
 	free(list);
 	free(now);
+}
+
+void patching_start_apply(struct thread *t, uint64_t room, uint64_t room_size, uint64_t area)
+{
+	struct addr_space *as = t->img->as;
+
+	if (room)
+		as_add_area(as, room, room_size);
+	if (area)
+		as_add_area(as, area, PATCH_AREA_SIZE);
+	apply_planned(t, as);
+}
+
+/* At the first trap in an object (loaded by dlopen, or whose sites other processes
+ * patched since): everything known of it at once, when t is alone in its memory. */
+static void apply_known_at(struct thread *t, struct addr_space *as, uint64_t site)
+{
+	struct start_sites st = { .as = as, .room = site };
+	size_t before = as->sites.n;
+
+	if (!patching_alone(t))
+		return;
+	objects_for_each_known_at(t->tid, site, add_known, &st);
+	if (as->sites.n > before)
+		apply_planned(t, as);
 }
 
 enum patch_result patching_on_call(struct thread *t, uint64_t site, bool at_stub, long nr)
@@ -611,6 +662,7 @@ enum patch_result patching_on_call(struct thread *t, uint64_t site, bool at_stub
 	struct addr_space *as = t->img->as;
 	struct site_record *s;
 	struct patch *p;
+	enum patch_result result;
 	uint64_t began;
 
 	if (mode == PATCH_OFF || !t->img->ready || site == as->library_site)
@@ -632,6 +684,10 @@ enum patch_result patching_on_call(struct thread *t, uint64_t site, bool at_stub
 			s->state = state;
 			return PATCH_RESUME;
 		}
+		result = apply(t, as, s, p, nr, began);
+		if (result == PATCH_RESUME && s->state)
+			apply_known_at(t, as, site);
+		return result;
 	}
 	return apply(t, as, s, p, nr, began);
 }

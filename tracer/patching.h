@@ -22,7 +22,8 @@ enum patch_result {
 	PATCH_HELD,    /* t did not come back (killed): its status waits in the queue */
 };
 
-void patching_setup(enum patch_mode mode);
+/* ahead: --prepatch, every site that can be patched is, at each image's start. */
+void patching_setup(enum patch_mode mode, bool ahead);
 /* After the trapped call of t (syscall number nr, x86_64) at site has been counted;
  * at_stub: it trapped at the site's stub (see patching_site_of). */
 enum patch_result patching_on_call(struct thread *t, uint64_t site, bool at_stub, long nr);
