@@ -21,6 +21,7 @@ struct site_record {
 	const char *symbol;     /* nearest symbol, or NULL */
 	uint64_t symbol_offset;
 	const char *state;      /* "patched", "unpatchable:<reason>", "pending" */
+	uint64_t patch_ns;      /* what patching it cost this image; 0 if it did not */
 	bool named;             /* object, offset and symbol have been looked up */
 };
 
@@ -42,6 +43,11 @@ struct image_record {
 	uint64_t restarted;                  /* kernel restarts after a signal, not counted as calls */
 
 	unsigned threads, forks, vforks;     /* created by this image */
+	/* patches this image wrote (those of its parent came with a fork's memory), of
+	 * them known from other processes and written in a batch, and those whose sites
+	 * made fewer in-process calls than their break-even (stats/amortization.h) */
+	unsigned patches_written, patches_known, patches_not_amortized;
+	uint64_t patch_ns;
 	bool started_by_exec;
 	enum image_end end;
 	int end_code;                        /* exit status or signal number */

@@ -10,12 +10,14 @@
 #include <sys/user.h>
 #include <unistd.h>
 
+#include "amortization.h"
 #include "patching.h"
 #include "region.h"
 #include "shared_region.h"
 
 static enum patch_mode mode;
 static char *lib_path, *marker_entry;
+static uint64_t saving_ns;
 
 static const char *const status_names[LIBRARY_STATUS_COUNT] = {
 	[LIBRARY_READY] = "ready",
@@ -363,6 +365,7 @@ void library_on_control(struct thread *t, uint64_t site, const uint64_t *args)
 void library_image_starts(struct image *img, const struct image *creator, bool shares_memory)
 {
 	img->rec.library = mode == PATCH_OFF ? "off" : "absent";
+	img->owns_as = !creator || !creator->as || !shares_memory;
 	if (!creator || !creator->as) {
 		img->as = as_new();
 		return;
@@ -442,9 +445,36 @@ void library_thread_ends(struct thread *t)
 	t->slot = -1;
 }
 
+void library_set_saving(uint64_t ns)
+{
+	saving_ns = ns;
+}
+
+/* The patches the image wrote, and whether each paid for itself in it. */
+static void account_patches(struct image *img, const struct addr_space *as)
+{
+	for (size_t i = 0; i < as->sites.n; i++) {
+		const struct patch *p = &as->patches[i];
+		struct site_record *s = site_table_find(&img->sites, as->sites.sites[i].addr);
+
+		if (p->counter < 0 || !p->cost_ns)
+			continue;
+		img->rec.patches_written++;
+		img->rec.patches_known += p->known;
+		img->rec.patch_ns += p->cost_ns;
+		if (s)
+			s->patch_ns = p->cost_ns;
+		if (!amortization_paid_off(p->cost_ns, saving_ns, s ? s->inprocess : 0))
+			img->rec.patches_not_amortized++;
+	}
+}
+
 void library_image_ends(struct image *img)
 {
 	struct addr_space *as = img->as;
+
+	if (as && img->owns_as)
+		account_patches(img, as);
 
 	/* the state of every site the image trapped at */
 	for (size_t i = 0; i < img->sites.n; i++) {

@@ -41,5 +41,8 @@ void library_thread_ends(struct thread *t);
 void library_image_ends(struct image *img);
 /* The state sites.csv gives a site of img that the address space never decided. */
 const char *library_site_state(const struct image *img);
+/* What a call saves in-process over a stop (measured at the start of the run), to
+ * tell which patches paid for themselves. */
+void library_set_saving(uint64_t ns);
 
 #endif

@@ -625,8 +625,10 @@ static void apply_planned(struct thread *t, struct addr_space *as)
 	run_flush(as, t->tid, &stubs);
 	run_flush(as, t->tid, &jumps);
 	cost = done ? (now_ns() - began) / done : 0;
-	for (size_t i = 0; i < done; i++)
+	for (size_t i = 0; i < done; i++) {
 		list[i]->cost_ns = cost ? cost : 1;
+		list[i]->known = true;
+	}
 	as->patched_known += done;
 	free(list);
 	free(now);

@@ -25,6 +25,7 @@ struct image {
 	uint64_t user_ns0, sys_ns0;     /* the group's times when the image began */
 	/* the in-process path (library.c) */
 	struct addr_space *as;          /* shared with threads, vfork and CLONE_VM children */
+	bool owns_as;                   /* made it (exec, fork), rather than shares it */
 	bool ready;                     /* its library is up: sites may be patched */
 	bool late;                      /* its library has been up: calls are no longer early */
 	struct perf_counters perf;      /* the process's; handed on at exec */
