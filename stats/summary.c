@@ -8,7 +8,8 @@
 #define TOTALS_FIELDS(X) \
 	X(syscalls) X(syscalls_early) X(syscalls_ptraced) X(syscalls_inprocess) \
 	X(instrument_syscalls) X(processes) X(forks) X(vforks) X(threads) X(execs) \
-	X(exits) X(sites) X(sites_patched) X(sites_unpatchable) X(ptrace_stops) X(syscalls_restarted) \
+	X(exits) X(sites) X(sites_patched) X(sites_unpatchable) X(ptrace_stops) \
+	X(ptrace_stops_lifecycle) X(ptrace_stops_early) X(ptrace_stops_late) X(syscalls_restarted) \
 	X(processes_library_ready) X(processes_without_library) \
 	X(wall_ns) X(tracer_cpu_ns) X(tracer_maxrss_kb)
 
@@ -39,6 +40,9 @@ void totals_add_image(struct totals *t, const struct image_record *r)
 	t->sites_patched += image_sites_in_state(r, "patched");
 	t->sites_unpatchable += image_sites_in_state(r, "unpatchable");
 	t->ptrace_stops += r->ptrace_stops;
+	t->ptrace_stops_lifecycle += r->stops_lifecycle;
+	t->ptrace_stops_early += r->stops_early;
+	t->ptrace_stops_late += r->stops_late;
 	t->syscalls_restarted += r->restarted;
 	if (r->library && strcmp(r->library, "ready") == 0)
 		t->processes_library_ready++;
@@ -71,6 +75,16 @@ static void print_pair(FILE *f, const char *a, const char *b, uint64_t part, uin
 	fprintf(f, "%s: %u.%02u%%\n%s: %u.%02u%%\n", a, p / 100, p % 100, b, rest / 100, rest % 100);
 }
 
+/* Per process (row of processes.csv): where the stops go, on average. */
+static void print_stops_per_process(FILE *f, const struct totals *t)
+{
+	double n = t->processes ? (double)t->processes : 1;
+
+	fprintf(f, "stops per process: %.1f (lifecycle %.1f, early %.1f, late %.1f)\n",
+		(double)t->ptrace_stops / n, (double)t->ptrace_stops_lifecycle / n,
+		(double)t->ptrace_stops_early / n, (double)t->ptrace_stops_late / n);
+}
+
 void summary_print(FILE *f, const struct totals *t)
 {
 #define LINE(name) fprintf(f, "%s: %" PRIu64 "\n", #name, t->name);
@@ -80,4 +94,5 @@ void summary_print(FILE *f, const struct totals *t)
 		   t->syscalls_ptraced, t->syscalls);
 	print_pair(f, "syscalls early (before the library was ready)", "syscalls late",
 		   t->syscalls_early, t->syscalls);
+	print_stops_per_process(f, t);
 }

@@ -12,6 +12,7 @@ struct totals {
 	uint64_t syscalls, syscalls_early, syscalls_ptraced, syscalls_inprocess;
 	uint64_t instrument_syscalls, processes, forks, vforks, threads, execs, exits;
 	uint64_t sites, sites_patched, sites_unpatchable, ptrace_stops, syscalls_restarted;
+	uint64_t ptrace_stops_lifecycle, ptrace_stops_early, ptrace_stops_late;
 	uint64_t processes_library_ready, processes_without_library;
 	uint64_t wall_ns, tracer_cpu_ns, tracer_maxrss_kb;
 };
