@@ -16,6 +16,7 @@ Suite *code_scan_suite(void);
 Suite *patch_plan_suite(void);
 Suite *stub_suite(void);
 Suite *scan_cache_suite(void);
+Suite *calibrate_suite(void);
 
 /* A one-test-case suite, the common shape here. */
 Suite *single_case_suite(const char *name, const TTest *const *tests);
