@@ -12,6 +12,8 @@
 	X(ptrace_stops_lifecycle) X(ptrace_stops_early) X(ptrace_stops_late) X(syscalls_restarted) \
 	X(processes_library_ready) X(processes_without_library) \
 	X(wall_ns) X(tracer_cpu_ns) X(tracer_maxrss_kb)
+/* the measured costs: empty when not measured */
+#define COST_FIELDS(X) X(stop_cost_ns) X(inprocess_cost_ns) X(saving_per_call_ns) X(calibration_ns)
 
 uint64_t image_sites_in_state(const struct image_record *r, const char *state_prefix)
 {
@@ -50,6 +52,19 @@ void totals_add_image(struct totals *t, const struct image_record *r)
 		t->processes_without_library++;
 }
 
+void totals_set_costs(struct totals *t, uint64_t stop_ns, uint64_t inprocess_ns, uint64_t took_ns)
+{
+	t->costs_known = true;
+	t->stop_cost_ns = stop_ns;
+	t->inprocess_cost_ns = inprocess_ns;
+	/* at least 1, so that a cost over the saving (calls to break even) is defined
+	 * even where noise made the two look alike */
+	t->saving_per_call_ns = stop_ns > inprocess_ns ? stop_ns - inprocess_ns : 0;
+	if (!t->saving_per_call_ns)
+		t->saving_per_call_ns = 1;
+	t->calibration_ns = took_ns;
+}
+
 void percent_pair(uint64_t part, uint64_t total, unsigned *hundredths, unsigned *rest)
 {
 	/* 128-bit so that part * 10000 cannot overflow */
@@ -65,6 +80,15 @@ void summary_write_csv(FILE *f, const struct totals *t)
 #define ROW(name) csv_str(&w, #name); csv_u64(&w, t->name); csv_end_row(&w);
 	TOTALS_FIELDS(ROW)
 #undef ROW
+#define COST_ROW(name) \
+	csv_str(&w, #name); \
+	if (t->costs_known) \
+		csv_u64(&w, t->name); \
+	else \
+		csv_empty(&w); \
+	csv_end_row(&w);
+	COST_FIELDS(COST_ROW)
+#undef COST_ROW
 }
 
 static void print_pair(FILE *f, const char *a, const char *b, uint64_t part, uint64_t total)
@@ -90,6 +114,13 @@ void summary_print(FILE *f, const struct totals *t)
 #define LINE(name) fprintf(f, "%s: %" PRIu64 "\n", #name, t->name);
 	TOTALS_FIELDS(LINE)
 #undef LINE
+#define COST_LINE(name) \
+	if (t->costs_known) \
+		fprintf(f, "%s: %" PRIu64 "\n", #name, t->name); \
+	else \
+		fprintf(f, "%s:\n", #name);
+	COST_FIELDS(COST_LINE)
+#undef COST_LINE
 	print_pair(f, "syscalls ptraced (slow)", "syscalls in-process (fast)",
 		   t->syscalls_ptraced, t->syscalls);
 	print_pair(f, "syscalls early (before the library was ready)", "syscalls late",

@@ -121,10 +121,51 @@ START_TEST(summary_csv_has_header_and_rows)
 }
 END_TEST
 
+START_TEST(costs_are_empty_until_measured)
+{
+	struct totals t = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	summary_write_csv(f, &t);
+	summary_print(f, &t);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "\nstop_cost_ns,\ninprocess_cost_ns,\nsaving_per_call_ns,\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\nstop_cost_ns:\ninprocess_cost_ns:\nsaving_per_call_ns:\n"));
+	free(buf);
+}
+END_TEST
+
+START_TEST(saving_is_the_difference_and_at_least_1)
+{
+	struct totals t = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	totals_set_costs(&t, 100, 100, 5);
+	ck_assert_uint_eq(t.saving_per_call_ns, 1);
+	totals_set_costs(&t, 90, 100, 5);
+	ck_assert_uint_eq(t.saving_per_call_ns, 1);
+	totals_set_costs(&t, 4200, 150, 5000000);
+	ck_assert_uint_eq(t.saving_per_call_ns, 4050);
+	f = open_memstream(&buf, &len);
+	summary_write_csv(f, &t);
+	summary_print(f, &t);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "\nstop_cost_ns,4200\ninprocess_cost_ns,150\nsaving_per_call_ns,4050\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\nstop_cost_ns: 4200\ninprocess_cost_ns: 150\nsaving_per_call_ns: 4050\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\ncalibration_ns: 5000000\n"));
+	free(buf);
+}
+END_TEST
+
 Suite *summary_suite(void)
 {
 	return single_case_suite("summary", (const TTest *const[]){
 		percent_pairs_add_up_to_100, percent_pair_rounds_to_hundredths, totals_sum_rows,
 		printed_summary_has_every_key_and_percentages, printed_summary_ends_with_stops_per_process,
-		summary_csv_has_header_and_rows, NULL });
+		summary_csv_has_header_and_rows, costs_are_empty_until_measured,
+		saving_is_the_difference_and_at_least_1, NULL });
 }
