@@ -50,6 +50,9 @@ SUMMARY_KEYS = [
     "sites", "sites_patched", "sites_unpatchable", "ptrace_stops", "ptrace_stops_lifecycle",
     "ptrace_stops_early", "ptrace_stops_late", "syscalls_restarted", "wall_ns", "tracer_cpu_ns", "tracer_maxrss_kb",
 ]
+# what systrace measured of a stop and of an in-process call before the command ran:
+# empty when it did not (--patch=off, or the measurement failed)
+COST_KEYS = ["stop_cost_ns", "inprocess_cost_ns", "saving_per_call_ns", "calibration_ns"]
 # summary key -> processes.csv column whose sum it is
 SUMMED_COLUMNS = {
     "syscalls": "syscalls", "syscalls_early": "early", "syscalls_ptraced": "ptraced",
@@ -114,10 +117,11 @@ def load_summary(d):
         if r["metric"] in summary:
             raise CheckError(f"summary.csv: metric {r['metric']} appears twice")
         summary[r["metric"]] = r["value"]
-    missing = [k for k in SUMMARY_KEYS if k not in summary]
+    missing = [k for k in SUMMARY_KEYS + COST_KEYS if k not in summary]
     if missing:
         raise CheckError(f"summary.csv lacks {missing}")
-    return {k: to_int(v, f"summary.csv {k}") for k, v in summary.items()}
+    return {k: None if k in COST_KEYS and v == "" else to_int(v, f"summary.csv {k}")
+            for k, v in summary.items()}
 
 
 def load_processes(d):
@@ -436,6 +440,7 @@ def check_consistency(d, patch_off=True):
 
 PERCENT = re.compile(r"^(.+): (\d+)\.(\d\d)%$")
 KEYVALUE = re.compile(r"^([a-z_0-9]+): (\d+)$")
+EMPTY_KEYVALUE = re.compile(r"^([a-z_0-9]+):$")
 STOPS_PER_PROCESS = re.compile(
     r"^stops per process: (\d+\.\d) \(lifecycle (\d+\.\d), early (\d+\.\d), late (\d+\.\d)\)$")
 
@@ -459,6 +464,10 @@ def check_perfstats(d, stderr_file):
             if m:
                 printed[m.group(1)] = int(m.group(2))
                 continue
+            m = EMPTY_KEYVALUE.match(line)
+            if m:
+                printed[m.group(1)] = None
+                continue
             m = PERCENT.match(line)
             if m:
                 percents.append((m.group(1), int(m.group(2)) * 100 + int(m.group(3))))
@@ -467,6 +476,11 @@ def check_perfstats(d, stderr_file):
             problems.append(f"--show-perf-stats: no '{k}: value' line on stderr")
         elif k not in ("wall_ns", "tracer_cpu_ns", "tracer_maxrss_kb") and printed[k] != summary[k]:
             problems.append(f"--show-perf-stats: {k}: {printed[k]} but summary.csv says {summary[k]}")
+    for k in COST_KEYS:
+        if k not in printed:
+            problems.append(f"--show-perf-stats: no '{k}: value' (or empty '{k}:') line on stderr")
+        elif printed[k] != summary[k]:
+            problems.append(f"--show-perf-stats: {k}: {printed[k]} but summary.csv says {summary[k]!r}")
     idx = [i for i, (name, _) in enumerate(percents) if name.startswith("syscalls ptraced")]
     if not idx:
         problems.append("--show-perf-stats: no 'syscalls ptraced (slow): X%' line")
