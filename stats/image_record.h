@@ -40,6 +40,9 @@ struct image_record {
 	uint64_t calls[SYSCALL_INDEX_COUNT]; /* per syscall, both paths */
 	uint64_t *results_seen, *errors;     /* per syscall; NULL until a result is seen */
 	uint64_t ptraced, inprocess, early, instrument, ptrace_stops;
+	/* ptrace_stops split: process creation, exec and exit; the others before the
+	 * library was ready; the rest (tracer/stops.h) */
+	uint64_t stops_lifecycle, stops_early, stops_late;
 	uint64_t restarted;                  /* kernel restarts after a signal, not counted as calls */
 
 	unsigned threads, forks, vforks;     /* created by this image */

@@ -17,7 +17,8 @@ static const char *const processes_header[] = {
 	"pid", "image", "ppid", "exe", "start_ns", "end_ns", "syscalls", "early", "ptraced",
 	"inprocess", "sites_patched", "exit", "user_ns", "sys_ns", "instructions", "cycles",
 	"threads", "forks", "vforks", "execs", "exits", "sites", "sites_unpatchable",
-	"instrument_syscalls", "ptrace_stops", "wall_ns", "restarted", "library", NULL
+	"instrument_syscalls", "ptrace_stops", "wall_ns", "restarted", "library", "stops_lifecycle",
+	"stops_early", "stops_late", NULL
 };
 static const char *const syscalls_header[] = {
 	"pid", "image", "syscall", "calls", "errors", "abi", NULL
@@ -139,6 +140,9 @@ static void write_process_row(struct csv_writer *w, const struct image_record *i
 	csv_u64(w, img->end_ns - img->start_ns);
 	csv_u64(w, img->restarted);
 	csv_str(w, img->library ? img->library : "");
+	csv_u64(w, img->stops_lifecycle);
+	csv_u64(w, img->stops_early);
+	csv_u64(w, img->stops_late);
 	csv_end_row(w);
 }
 

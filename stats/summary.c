@@ -8,9 +8,12 @@
 #define TOTALS_FIELDS(X) \
 	X(syscalls) X(syscalls_early) X(syscalls_ptraced) X(syscalls_inprocess) \
 	X(instrument_syscalls) X(processes) X(forks) X(vforks) X(threads) X(execs) \
-	X(exits) X(sites) X(sites_patched) X(sites_unpatchable) X(ptrace_stops) X(syscalls_restarted) \
+	X(exits) X(sites) X(sites_patched) X(sites_unpatchable) X(ptrace_stops) \
+	X(ptrace_stops_lifecycle) X(ptrace_stops_early) X(ptrace_stops_late) X(syscalls_restarted) \
 	X(processes_library_ready) X(processes_without_library) \
 	X(wall_ns) X(tracer_cpu_ns) X(tracer_maxrss_kb)
+/* the measured costs: empty when not measured */
+#define COST_FIELDS(X) X(stop_cost_ns) X(inprocess_cost_ns) X(saving_per_call_ns) X(calibration_ns)
 
 uint64_t image_sites_in_state(const struct image_record *r, const char *state_prefix)
 {
@@ -39,11 +42,27 @@ void totals_add_image(struct totals *t, const struct image_record *r)
 	t->sites_patched += image_sites_in_state(r, "patched");
 	t->sites_unpatchable += image_sites_in_state(r, "unpatchable");
 	t->ptrace_stops += r->ptrace_stops;
+	t->ptrace_stops_lifecycle += r->stops_lifecycle;
+	t->ptrace_stops_early += r->stops_early;
+	t->ptrace_stops_late += r->stops_late;
 	t->syscalls_restarted += r->restarted;
 	if (r->library && strcmp(r->library, "ready") == 0)
 		t->processes_library_ready++;
 	else if (r->library && strcmp(r->library, "off") != 0)
 		t->processes_without_library++;
+}
+
+void totals_set_costs(struct totals *t, uint64_t stop_ns, uint64_t inprocess_ns, uint64_t took_ns)
+{
+	t->costs_known = true;
+	t->stop_cost_ns = stop_ns;
+	t->inprocess_cost_ns = inprocess_ns;
+	/* at least 1, so that a cost over the saving (calls to break even) is defined
+	 * even where noise made the two look alike */
+	t->saving_per_call_ns = stop_ns > inprocess_ns ? stop_ns - inprocess_ns : 0;
+	if (!t->saving_per_call_ns)
+		t->saving_per_call_ns = 1;
+	t->calibration_ns = took_ns;
 }
 
 void percent_pair(uint64_t part, uint64_t total, unsigned *hundredths, unsigned *rest)
@@ -61,6 +80,15 @@ void summary_write_csv(FILE *f, const struct totals *t)
 #define ROW(name) csv_str(&w, #name); csv_u64(&w, t->name); csv_end_row(&w);
 	TOTALS_FIELDS(ROW)
 #undef ROW
+#define COST_ROW(name) \
+	csv_str(&w, #name); \
+	if (t->costs_known) \
+		csv_u64(&w, t->name); \
+	else \
+		csv_empty(&w); \
+	csv_end_row(&w);
+	COST_FIELDS(COST_ROW)
+#undef COST_ROW
 }
 
 static void print_pair(FILE *f, const char *a, const char *b, uint64_t part, uint64_t total)
@@ -71,13 +99,31 @@ static void print_pair(FILE *f, const char *a, const char *b, uint64_t part, uin
 	fprintf(f, "%s: %u.%02u%%\n%s: %u.%02u%%\n", a, p / 100, p % 100, b, rest / 100, rest % 100);
 }
 
+/* Per process (row of processes.csv): where the stops go, on average. */
+static void print_stops_per_process(FILE *f, const struct totals *t)
+{
+	double n = t->processes ? (double)t->processes : 1;
+
+	fprintf(f, "stops per process: %.1f (lifecycle %.1f, early %.1f, late %.1f)\n",
+		(double)t->ptrace_stops / n, (double)t->ptrace_stops_lifecycle / n,
+		(double)t->ptrace_stops_early / n, (double)t->ptrace_stops_late / n);
+}
+
 void summary_print(FILE *f, const struct totals *t)
 {
 #define LINE(name) fprintf(f, "%s: %" PRIu64 "\n", #name, t->name);
 	TOTALS_FIELDS(LINE)
 #undef LINE
+#define COST_LINE(name) \
+	if (t->costs_known) \
+		fprintf(f, "%s: %" PRIu64 "\n", #name, t->name); \
+	else \
+		fprintf(f, "%s:\n", #name);
+	COST_FIELDS(COST_LINE)
+#undef COST_LINE
 	print_pair(f, "syscalls ptraced (slow)", "syscalls in-process (fast)",
 		   t->syscalls_ptraced, t->syscalls);
 	print_pair(f, "syscalls early (before the library was ready)", "syscalls late",
 		   t->syscalls_early, t->syscalls);
+	print_stops_per_process(f, t);
 }

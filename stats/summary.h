@@ -3,6 +3,7 @@
 #ifndef SYSTRACE_SUMMARY_H
 #define SYSTRACE_SUMMARY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -12,11 +13,20 @@ struct totals {
 	uint64_t syscalls, syscalls_early, syscalls_ptraced, syscalls_inprocess;
 	uint64_t instrument_syscalls, processes, forks, vforks, threads, execs, exits;
 	uint64_t sites, sites_patched, sites_unpatchable, ptrace_stops, syscalls_restarted;
+	uint64_t ptrace_stops_lifecycle, ptrace_stops_early, ptrace_stops_late;
 	uint64_t processes_library_ready, processes_without_library;
 	uint64_t wall_ns, tracer_cpu_ns, tracer_maxrss_kb;
+	/* measured on this machine before the command ran (tracer/calibrate.h); empty
+	 * in the files when not (--patch=off, or it failed) */
+	bool costs_known;
+	uint64_t stop_cost_ns, inprocess_cost_ns, saving_per_call_ns, calibration_ns;
 };
 
 void totals_add_image(struct totals *t, const struct image_record *r);
+
+/* The measured cost of one stop and of one in-process call, and the time measuring
+ * took; the saving per call is their difference, at least 1. */
+void totals_set_costs(struct totals *t, uint64_t stop_ns, uint64_t inprocess_ns, uint64_t took_ns);
 
 /* Per-image site state counts, shared by the processes row and the totals. */
 uint64_t image_sites_in_state(const struct image_record *r, const char *state_prefix);

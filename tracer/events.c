@@ -20,6 +20,7 @@
 #include "procfs.h"
 #include "restarts.h"
 #include "signals.h"
+#include "stops.h"
 #include "tasks.h"
 
 #ifndef __X32_SYSCALL_BIT
@@ -177,6 +178,7 @@ static void on_seccomp(struct thread *t)
 
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) <= 0
 	    || info.op != PTRACE_SYSCALL_INFO_SECCOMP) {
+		count_stop(img, STOP_OTHER);
 		resume(t->tid, PTRACE_CONT, 0);
 		return;
 	}
@@ -184,11 +186,13 @@ static void on_seccomp(struct thread *t)
 	/* a call at a stub's own syscall belongs to the site the stub stands for */
 	site = patching_site_of(t, info.instruction_pointer - 2);
 	if (library_is_control((long)info.seccomp.nr, info.seccomp.args)) {
+		count_stop(img, STOP_OTHER); /* before READY is answered: early */
 		library_on_control(t, site, info.seccomp.args);
 		resume(t->tid, PTRACE_CONT, 0);
 		return;
 	}
 	if (site == img->as->library_site && !img->ready) {
+		count_stop(img, STOP_OTHER);
 		img->rec.instrument++;
 		resume(t->tid, PTRACE_CONT, 0);
 		return;
@@ -198,6 +202,8 @@ static void on_seccomp(struct thread *t)
 	reissued = t->restart_is_reissue;
 	repeat = restart_is_repeat(t, site, (long)info.seccomp.nr, idx == nr_restart_syscall[abi]);
 	reissued = repeat && reissued;
+	/* a call patching.c put back is a stop of patching, not of the call */
+	count_stop(img, stop_call_is_lifecycle(idx) && !reissued ? STOP_LIFECYCLE : STOP_OTHER);
 	img->rec.restarted += repeat && !reissued;
 	if (idx == nr_execve[abi] || idx == nr_execveat[abi]) {
 		/* counted when its result is known: at the exec event in the image it
@@ -229,8 +235,11 @@ static void on_seccomp(struct thread *t)
 		note_clone_flags(t, abi, idx, info.seccomp.args);
 		count_call(img, idx, site);
 	}
-	if (abi == ABI_X86_64)
+	if (abi == ABI_X86_64) {
 		patched = patching_on_call(t, site, site != info.instruction_pointer - 2, (long)info.seccomp.nr);
+		/* the stops of the mmap patching.c injects are in ptrace_stops alone */
+		stops_catch_up(img);
+	}
 	if (patched == PATCH_HELD)
 		return;
 	resume(t->tid, patched == PATCH_REISSUE ? PTRACE_CONT : affinity_resume(t, abi, idx, info.seccomp.args), 0);
@@ -324,6 +333,9 @@ static void on_exec_event(struct thread *t)
 		 * child did before (a failed execve before /bin/sh runs a script without
 		 * #!) was systrace's own doing */
 		img->rec.ptrace_stops += old->rec.ptrace_stops;
+		img->rec.stops_lifecycle += old->rec.stops_lifecycle;
+		img->rec.stops_early += old->rec.stops_early;
+		img->rec.stops_late += old->rec.stops_late;
 		img->rec.instrument += image_syscalls(&old->rec);
 		img->rec.start_ns = old->rec.start_ns;
 		perf_counters_open(&img->perf, tgid);
@@ -412,6 +424,26 @@ static void on_death(struct thread *t, int status)
 	}
 }
 
+/* The kind of a stop that is not a seccomp one (on_seccomp counts those once it
+ * knows the call): the exit stop of a failed execve belongs to the execve. */
+static enum stop_kind stop_kind_of(const struct thread *t, int event, int sig)
+{
+	switch (event) {
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+	case PTRACE_EVENT_EXEC:
+	case PTRACE_EVENT_EXIT:
+		return STOP_LIFECYCLE;
+	case PTRACE_EVENT_STOP:
+		return t->state == THREAD_AWAIT_INITIAL_STOP ? STOP_LIFECYCLE : STOP_OTHER;
+	case 0:
+		return sig == (SIGTRAP | 0x80) && t->exec_index >= 0 ? STOP_LIFECYCLE : STOP_OTHER;
+	default:
+		return STOP_OTHER;
+	}
+}
+
 static void dispatch(pid_t tid, int status)
 {
 	struct thread *t = thread_find(tid);
@@ -441,7 +473,8 @@ static void dispatch(pid_t tid, int status)
 		resume(tid, PTRACE_CONT, event == 0 && sig != (SIGTRAP | 0x80) ? sig : 0);
 		return;
 	}
-	t->img->rec.ptrace_stops++;
+	if (event != PTRACE_EVENT_SECCOMP)
+		count_stop(t->img, stop_kind_of(t, event, sig));
 	switch (event) {
 	case PTRACE_EVENT_SECCOMP: on_seccomp(t); break;
 	case PTRACE_EVENT_FORK:

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "calibrate.h"
 #include "events.h"
 #include "gate.h"
 #include "launch.h"
@@ -28,6 +29,21 @@ static uint64_t tracer_cpu_ns(struct rusage *ru)
 {
 	return (uint64_t)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000000u
 	       + (uint64_t)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) * 1000u;
+}
+
+/* What a stop and an in-process call cost here, measured before the command starts
+ * (with the tracer already pinned, as the command will be); a failure costs the run
+ * nothing but those figures. */
+static void measure_costs(struct totals *totals)
+{
+	struct calibration c;
+	char err[256];
+
+	if (calibrate(&c, region_fd(), err, sizeof(err)))
+		totals_set_costs(totals, c.stop_ns, c.inprocess_ns, c.took_ns);
+	else
+		fprintf(stderr, "systrace: warning: cannot measure what a stop and an in-process call cost: %s "
+				"(stop_cost_ns, inprocess_cost_ns and saving_per_call_ns are left empty)\n", err);
 }
 
 /* The exit status of INTERFACE.md, from the command's last wait status. */
@@ -76,6 +92,8 @@ int main(int argc, char **argv)
 	signals_setup();
 	placement_start(); /* after signals_setup: the command gets the inherited SIGALRM */
 	tasks_set_report(&report);
+	if (opt.patch != PATCH_OFF)
+		measure_costs(&report.totals);
 	start_ns = monotonic_ns();
 	root = launch_command(path, opt.command, SYSTRACE_GATE_SYSCALL_IP);
 	if (root < 0) {

@@ -47,9 +47,12 @@ import sys
 SUMMARY_KEYS = [
     "syscalls", "syscalls_early", "syscalls_ptraced", "syscalls_inprocess",
     "instrument_syscalls", "processes", "forks", "vforks", "threads", "execs", "exits",
-    "sites", "sites_patched", "sites_unpatchable", "ptrace_stops", "syscalls_restarted",
-    "wall_ns", "tracer_cpu_ns", "tracer_maxrss_kb",
+    "sites", "sites_patched", "sites_unpatchable", "ptrace_stops", "ptrace_stops_lifecycle",
+    "ptrace_stops_early", "ptrace_stops_late", "syscalls_restarted", "wall_ns", "tracer_cpu_ns", "tracer_maxrss_kb",
 ]
+# what systrace measured of a stop and of an in-process call before the command ran:
+# empty when it did not (--patch=off, or the measurement failed)
+COST_KEYS = ["stop_cost_ns", "inprocess_cost_ns", "saving_per_call_ns", "calibration_ns"]
 # summary key -> processes.csv column whose sum it is
 SUMMED_COLUMNS = {
     "syscalls": "syscalls", "syscalls_early": "early", "syscalls_ptraced": "ptraced",
@@ -57,8 +60,12 @@ SUMMED_COLUMNS = {
     "forks": "forks", "vforks": "vforks", "threads": "threads", "execs": "execs",
     "exits": "exits", "sites": "sites", "sites_patched": "sites_patched",
     "sites_unpatchable": "sites_unpatchable", "ptrace_stops": "ptrace_stops",
+    "ptrace_stops_lifecycle": "stops_lifecycle", "ptrace_stops_early": "stops_early",
+    "ptrace_stops_late": "stops_late",
     "syscalls_restarted": "restarted",
 }
+# the parts of processes.csv's ptrace_stops, which they add up to in every row
+STOP_SPLIT = ["stops_lifecycle", "stops_early", "stops_late"]
 PROCESSES_REQUIRED = [
     "pid", "image", "ppid", "exe", "start_ns", "end_ns", "syscalls", "early", "ptraced",
     "inprocess", "sites_patched", "exit",
@@ -110,10 +117,11 @@ def load_summary(d):
         if r["metric"] in summary:
             raise CheckError(f"summary.csv: metric {r['metric']} appears twice")
         summary[r["metric"]] = r["value"]
-    missing = [k for k in SUMMARY_KEYS if k not in summary]
+    missing = [k for k in SUMMARY_KEYS + COST_KEYS if k not in summary]
     if missing:
         raise CheckError(f"summary.csv lacks {missing}")
-    return {k: to_int(v, f"summary.csv {k}") for k, v in summary.items()}
+    return {k: None if k in COST_KEYS and v == "" else to_int(v, f"summary.csv {k}")
+            for k, v in summary.items()}
 
 
 def load_processes(d):
@@ -318,6 +326,10 @@ def check_consistency(d, patch_off=True):
         if total != summary[key]:
             problems.append(f"summary {key}={summary[key]} but sum of processes.csv {col} = {total}")
 
+    split = sum(summary[k] for k in ("ptrace_stops_lifecycle", "ptrace_stops_early", "ptrace_stops_late"))
+    if split != summary["ptrace_stops"]:
+        problems.append(f"summary ptrace_stops_lifecycle + _early + _late = {split} != ptrace_stops {summary['ptrace_stops']}")
+
     # identity of rows
     keys = collections.Counter((r["pid"], r["image"], r["start_ns"]) for r in procs)
     for k, n in keys.items():
@@ -336,6 +348,9 @@ def check_consistency(d, patch_off=True):
             problems.append(f"{where}: syscalls {sc} != ptraced {pt} + inprocess {ip}")
         if early > sc:
             problems.append(f"{where}: early {early} > syscalls {sc}")
+        stops = [to_int(r[c], where) for c in STOP_SPLIT if c in r]
+        if len(stops) == len(STOP_SPLIT) and sum(stops) != to_int(r["ptrace_stops"], where):
+            problems.append(f"{where}: stops_lifecycle + stops_early + stops_late = {' + '.join(map(str, stops))} != ptrace_stops {r['ptrace_stops']}")
         if to_int(r["start_ns"], where) > to_int(r["end_ns"], where):
             problems.append(f"{where}: start_ns {r['start_ns']} > end_ns {r['end_ns']}")
         if not re.fullmatch(r"exit:\d+|signal:\d+|exec|running", r["exit"]):
@@ -349,6 +364,8 @@ def check_consistency(d, patch_off=True):
                 problems.append(f"{where}: --patch=off but inprocess = {ip} (every syscall must be a ptrace stop)")
             if to_int(r["sites_patched"], where) != 0:
                 problems.append(f"{where}: --patch=off but sites_patched = {r['sites_patched']}")
+            if "stops_late" in r and to_int(r["stops_late"], where) != 0:
+                problems.append(f"{where}: --patch=off but stops_late = {r['stops_late']} (no library is ever ready: every stop is lifecycle or early)")
             if "ptrace_stops" in r and to_int(r["ptrace_stops"], where) < pt:
                 problems.append(f"{where}: ptrace_stops {r['ptrace_stops']} < ptraced {pt} (each ptraced syscall is a stop)")
         by_image[(r["pid"], r["image"])].append(r)
@@ -423,6 +440,9 @@ def check_consistency(d, patch_off=True):
 
 PERCENT = re.compile(r"^(.+): (\d+)\.(\d\d)%$")
 KEYVALUE = re.compile(r"^([a-z_0-9]+): (\d+)$")
+EMPTY_KEYVALUE = re.compile(r"^([a-z_0-9]+):$")
+STOPS_PER_PROCESS = re.compile(
+    r"^stops per process: (\d+\.\d) \(lifecycle (\d+\.\d), early (\d+\.\d), late (\d+\.\d)\)$")
 
 
 def check_perfstats(d, stderr_file):
@@ -432,12 +452,21 @@ def check_perfstats(d, stderr_file):
     summary = load_summary(d)
     printed = {}
     percents = []
+    per_process = None
     with open(stderr_file, errors="replace") as f:
         for line in f:
             line = line.rstrip("\n")
+            m = STOPS_PER_PROCESS.match(line)
+            if m:
+                per_process = [float(g) for g in m.groups()]
+                continue
             m = KEYVALUE.match(line)
             if m:
                 printed[m.group(1)] = int(m.group(2))
+                continue
+            m = EMPTY_KEYVALUE.match(line)
+            if m:
+                printed[m.group(1)] = None
                 continue
             m = PERCENT.match(line)
             if m:
@@ -447,6 +476,11 @@ def check_perfstats(d, stderr_file):
             problems.append(f"--show-perf-stats: no '{k}: value' line on stderr")
         elif k not in ("wall_ns", "tracer_cpu_ns", "tracer_maxrss_kb") and printed[k] != summary[k]:
             problems.append(f"--show-perf-stats: {k}: {printed[k]} but summary.csv says {summary[k]}")
+    for k in COST_KEYS:
+        if k not in printed:
+            problems.append(f"--show-perf-stats: no '{k}: value' (or empty '{k}:') line on stderr")
+        elif printed[k] != summary[k]:
+            problems.append(f"--show-perf-stats: {k}: {printed[k]} but summary.csv says {summary[k]!r}")
     idx = [i for i, (name, _) in enumerate(percents) if name.startswith("syscalls ptraced")]
     if not idx:
         problems.append("--show-perf-stats: no 'syscalls ptraced (slow): X%' line")
@@ -460,6 +494,14 @@ def check_perfstats(d, stderr_file):
                 problems.append(f"--show-perf-stats: '{a}' {pa / 100:.2f}% + '{b}' {pb / 100:.2f}% != 100.00%")
             if summary["syscalls"] and summary["syscalls_inprocess"] == 0 and pa != 10000:
                 problems.append(f"--show-perf-stats: no syscall in-process, yet '{a}' is {pa / 100:.2f}%")
+    # the stops per process, in all and by kind: the totals over the rows, to 0.1
+    if per_process is None:
+        problems.append("--show-perf-stats: no 'stops per process: N (lifecycle N, early N, late N)' line")
+    else:
+        n = summary["processes"] or 1
+        for got, key in zip(per_process, ("ptrace_stops", "ptrace_stops_lifecycle", "ptrace_stops_early", "ptrace_stops_late")):
+            if abs(got - summary[key] / n) > 0.05 + 1e-9:
+                problems.append(f"--show-perf-stats: stops per process {got} for {key}, but summary.csv gives {summary[key]} / {n} processes")
     # every pair of percentage lines adds up to 100.00
     if len(percents) % 2 == 0:
         for i in range(0, len(percents), 2):

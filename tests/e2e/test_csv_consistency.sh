@@ -2,15 +2,18 @@
 # The CSV files of one run agree with each other (--patch=off):
 #  - summary.csv has every key; each total equals the sum of its processes.csv column
 #    (syscalls, early, ptraced, inprocess, instrument_syscalls, forks, vforks, threads,
-#    execs, exits, sites, sites_patched, sites_unpatchable, ptrace_stops) and
-#    processes equals the number of rows;
-#  - per row: syscalls = ptraced + inprocess, early <= syscalls, and with --patch=off
-#    inprocess = 0, nothing patched, ptrace_stops >= ptraced;
+#    execs, exits, sites, sites_patched, sites_unpatchable, ptrace_stops and its
+#    split ptrace_stops_lifecycle/_early/_late) and processes equals the number of rows;
+#  - per row: syscalls = ptraced + inprocess, early <= syscalls, stops_lifecycle +
+#    stops_early + stops_late = ptrace_stops (and in the totals), and with --patch=off
+#    inprocess = 0, nothing patched, ptrace_stops >= ptraced, stops_late = 0 (no
+#    library is ever ready: a stop that is not lifecycle is early);
 #  - per (pid, image): the calls of syscalls.csv and the ptraced + inprocess of
 #    sites.csv sum to the row's syscalls; (pid, image, start_ns) is unique;
 #  - an image that ended in exec is followed by the next image of its pid;
 #  - --show-perf-stats prints `key: value` for every summary key (equal to
-#    summary.csv) and percentage pairs that add up to 100.00%;
+#    summary.csv), percentage pairs that add up to 100.00%, and the stops per
+#    process (all, lifecycle, early, late: the totals over the rows);
 #  - the totals that each program fixes by construction (processes, forks, vforks,
 #    threads) are exact.
 . "$(dirname "$0")/lib.sh"

@@ -42,8 +42,10 @@ START_TEST(totals_sum_rows)
 	};
 	struct image_record a = { .ptraced = 10, .inprocess = 5, .early = 7, .forks = 2, .threads = 3,
 				  .started_by_exec = true, .end = IMAGE_EXITED, .sites = sites, .nsites = 3,
-				  .ptrace_stops = 14, .instrument = 1 };
-	struct image_record b = { .ptraced = 1, .end = IMAGE_EXECED, .vforks = 1, .ptrace_stops = 2 };
+				  .ptrace_stops = 14, .stops_lifecycle = 4, .stops_early = 9, .stops_late = 1,
+				  .instrument = 1 };
+	struct image_record b = { .ptraced = 1, .end = IMAGE_EXECED, .vforks = 1, .ptrace_stops = 2,
+				  .stops_lifecycle = 2 };
 
 	totals_add_image(&t, &a);
 	totals_add_image(&t, &b);
@@ -60,6 +62,9 @@ START_TEST(totals_sum_rows)
 	ck_assert_uint_eq(t.sites_patched, 1);
 	ck_assert_uint_eq(t.sites_unpatchable, 1);
 	ck_assert_uint_eq(t.ptrace_stops, 16);
+	ck_assert_uint_eq(t.ptrace_stops_lifecycle, 6);
+	ck_assert_uint_eq(t.ptrace_stops_early, 9);
+	ck_assert_uint_eq(t.ptrace_stops_late, 1);
 	ck_assert_uint_eq(t.instrument_syscalls, 1);
 }
 END_TEST
@@ -79,6 +84,24 @@ START_TEST(printed_summary_has_every_key_and_percentages)
 	ck_assert_ptr_nonnull(strstr(buf, "syscalls ptraced (slow): 33.33%\n"));
 	ck_assert_ptr_nonnull(strstr(buf, "syscalls in-process (fast): 66.67%\n"));
 	ck_assert_ptr_nonnull(strstr(buf, "syscalls late: 0.00%\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\nptrace_stops_lifecycle: 0\nptrace_stops_early: 0\nptrace_stops_late: 0\n"));
+	free(buf);
+}
+END_TEST
+
+START_TEST(printed_summary_ends_with_stops_per_process)
+{
+	struct totals t = { .processes = 4, .ptrace_stops = 190, .ptrace_stops_lifecycle = 12,
+			    .ptrace_stops_early = 160, .ptrace_stops_late = 18 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	const char *line = "stops per process: 47.5 (lifecycle 3.0, early 40.0, late 4.5)\n";
+
+	summary_print(f, &t);
+	fclose(f);
+	ck_assert_uint_ge(len, strlen(line));
+	ck_assert_str_eq(buf + len - strlen(line), line);
 	free(buf);
 }
 END_TEST
@@ -98,9 +121,51 @@ START_TEST(summary_csv_has_header_and_rows)
 }
 END_TEST
 
+START_TEST(costs_are_empty_until_measured)
+{
+	struct totals t = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	summary_write_csv(f, &t);
+	summary_print(f, &t);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "\nstop_cost_ns,\ninprocess_cost_ns,\nsaving_per_call_ns,\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\nstop_cost_ns:\ninprocess_cost_ns:\nsaving_per_call_ns:\n"));
+	free(buf);
+}
+END_TEST
+
+START_TEST(saving_is_the_difference_and_at_least_1)
+{
+	struct totals t = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	totals_set_costs(&t, 100, 100, 5);
+	ck_assert_uint_eq(t.saving_per_call_ns, 1);
+	totals_set_costs(&t, 90, 100, 5);
+	ck_assert_uint_eq(t.saving_per_call_ns, 1);
+	totals_set_costs(&t, 4200, 150, 5000000);
+	ck_assert_uint_eq(t.saving_per_call_ns, 4050);
+	f = open_memstream(&buf, &len);
+	summary_write_csv(f, &t);
+	summary_print(f, &t);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "\nstop_cost_ns,4200\ninprocess_cost_ns,150\nsaving_per_call_ns,4050\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\nstop_cost_ns: 4200\ninprocess_cost_ns: 150\nsaving_per_call_ns: 4050\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\ncalibration_ns: 5000000\n"));
+	free(buf);
+}
+END_TEST
+
 Suite *summary_suite(void)
 {
 	return single_case_suite("summary", (const TTest *const[]){
 		percent_pairs_add_up_to_100, percent_pair_rounds_to_hundredths, totals_sum_rows,
-		printed_summary_has_every_key_and_percentages, summary_csv_has_header_and_rows, NULL });
+		printed_summary_has_every_key_and_percentages, printed_summary_ends_with_stops_per_process,
+		summary_csv_has_header_and_rows, costs_are_empty_until_measured,
+		saving_is_the_difference_and_at_least_1, NULL });
 }

@@ -1,0 +1,71 @@
+#!/bin/sh
+# The lifecycle part of ptrace_stops, exactly, by construction. fork_loop N [exec]
+# forks N children one after another (glibc's fork: a clone call), each exiting at
+# once or execing getppid_loop 1, which exits. The lifecycle stops are:
+#  - fork_loop (pid's image 1): 2N + 4. Its execve as systrace's launched child: the
+#    seccomp stop and the exec event (the launcher's stops go to the command's image);
+#    per child the clone's seccomp stop and the fork event (2N); exit_group's seccomp
+#    stop and its exit event;
+#  - each child (image 0): its first stop (seized by the fork), then either exit_group
+#    and its exit event (3), or execve's seccomp stop and exec event (3: a successful
+#    execve is resumed past its exit stop);
+#  - each getppid_loop (image 1): exit_group's stop and the exit event (2).
+# The same under --patch=off and the default mode (the library changes the early and
+# late stops, not these; a call patching.c puts back after borrowing the thread is
+# patching's stop, not the call's). Every row's split adds up to ptrace_stops, and
+# under --patch=off no stop is late.
+. "$(dirname "$0")/lib.sh"
+N=7
+
+# expect_lifecycle DIR WHAT ROOT CHILD EXECED: the stops_lifecycle of the root row,
+# every fork child's row (image 0) and every exec'd child's (image 1, not the root).
+expect_lifecycle() {
+	python3 - "$@" "$N" <<'PY' || check_problem "$2: lifecycle stops (above)"
+import sys
+sys.path.insert(0, __import__("os").environ["E2E_DIR"])
+import csvtool
+d, what, root, child, execed, n = sys.argv[1:]
+rows = csvtool.load_processes(d)
+root_pid = min(int(r["pid"]) for r in rows if r["image"] == "1" and r["ppid"] not in {x["pid"] for x in rows})
+want = {"root": int(root), "child": int(child), "execed": int(execed) if execed != "-" else None}
+seen = {"root": 0, "child": 0, "execed": 0}
+bad = 0
+for r in rows:
+    kind = "root" if int(r["pid"]) == root_pid else "child" if r["image"] == "0" else "execed"
+    seen[kind] += 1
+    if want[kind] is None or int(r["stops_lifecycle"]) != want[kind]:
+        print(f"FAIL: {what}: pid {r['pid']} image {r['image']} ({kind}): stops_lifecycle {r['stops_lifecycle']}, expected {want[kind]}")
+        bad = 1
+expect = {"root": 1, "child": int(n), "execed": int(n) if want["execed"] is not None else 0}
+if seen != expect:
+    print(f"FAIL: {what}: rows {seen}, expected {expect}")
+    bad = 1
+sys.exit(bad)
+PY
+}
+export E2E_DIR
+
+run() { # NAME MODE ARGS...: runs fork_loop, which must exit 0, and checks its files
+	name=$1 mode=$2
+	shift 2
+	echo "== $name: --patch=$mode fork_loop $*"
+	ST_OPTS=--show-perf-stats st_run_mode "$mode" "$TMPDIR/$name" "$PROGRAMS/fork_loop" "$@"
+	if [ "$ST_STATUS" -ne 0 ]; then
+		check_problem "$name: systrace exited $ST_STATUS, fork_loop exits 0"
+		st_show_err "$TMPDIR/$name"
+		return 1
+	fi
+	_any=
+	[ "$mode" = off ] || _any=--any-mode
+	csvtool consistency "$TMPDIR/$name" $_any || check_problem "$name: the CSV files disagree (above)"
+	csvtool perfstats "$TMPDIR/$name" "$TMPDIR/$name.err" || check_problem "$name: --show-perf-stats (above)"
+}
+
+for mode in off default; do
+	run "exec_$mode" "$mode" "$N" exec &&
+		expect_lifecycle "$TMPDIR/exec_$mode" "fork_loop $N exec --patch=$mode" $((2 * N + 4)) 3 2
+	run "exit_$mode" "$mode" "$N" &&
+		expect_lifecycle "$TMPDIR/exit_$mode" "fork_loop $N --patch=$mode" $((2 * N + 4)) 3 -
+done
+
+finish

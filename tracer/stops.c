@@ -1,0 +1,45 @@
+#include "stops.h"
+
+#include "syscall_names.h"
+
+static const char *const lifecycle_names[] = {
+	"fork", "vfork", "clone", "clone3", "execve", "execveat", "exit", "exit_group",
+};
+
+void count_stop(struct image *img, enum stop_kind kind)
+{
+	img->rec.ptrace_stops++;
+	if (kind == STOP_LIFECYCLE)
+		img->rec.stops_lifecycle++;
+	else if (img->late)
+		img->rec.stops_late++;
+	else
+		img->rec.stops_early++;
+}
+
+bool stop_call_is_lifecycle(int idx)
+{
+	static bool known, lifecycle[SYSCALL_INDEX_COUNT];
+
+	if (!known) {
+		for (enum syscall_abi abi = 0; abi < ABI_COUNT; abi++) {
+			for (size_t i = 0; i < sizeof(lifecycle_names) / sizeof(lifecycle_names[0]); i++) {
+				int at = syscall_index_of(abi, lifecycle_names[i]);
+
+				if (at >= 0)
+					lifecycle[at] = true;
+			}
+		}
+		known = true;
+	}
+	return idx >= 0 && idx < SYSCALL_INDEX_COUNT && lifecycle[idx];
+}
+
+void stops_catch_up(struct image *img)
+{
+	struct image_record *r = &img->rec;
+	uint64_t split = r->stops_lifecycle + r->stops_early + r->stops_late;
+
+	if (r->ptrace_stops > split)
+		*(img->late ? &r->stops_late : &r->stops_early) += r->ptrace_stops - split;
+}

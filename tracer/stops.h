@@ -1,0 +1,32 @@
+/* Every ptrace stop the tracer handles is counted in its image (ptrace_stops) as
+ * exactly one of: lifecycle (what creating, replacing and ending processes and
+ * threads costs under any tracer), early (any other stop before the image's library
+ * was ready: patching could not have saved it) or late (the rest: what patching
+ * is there to remove). */
+#ifndef SYSTRACE_STOPS_H
+#define SYSTRACE_STOPS_H
+
+#include <stdbool.h>
+
+#include "tasks.h"
+
+enum stop_kind {
+	/* a fork, vfork, clone, exec or exit event; a new thread's first stop; a stop
+	 * of a lifecycle call (see stop_call_is_lifecycle) */
+	STOP_LIFECYCLE,
+	/* anything else: early or late as the image's phase is at the stop */
+	STOP_OTHER,
+};
+
+/* Counts one stop of img: ptrace_stops and the one part of its split. */
+void count_stop(struct image *img, enum stop_kind kind);
+
+/* Whether a counter index (syscall_index) is fork, vfork, clone, clone3, execve,
+ * execveat, exit or exit_group, in its ABI. */
+bool stop_call_is_lifecycle(int idx);
+
+/* Stops that were added to img's ptrace_stops without count_stop (while its phase
+ * was what it is now) take their part of the split. */
+void stops_catch_up(struct image *img);
+
+#endif
