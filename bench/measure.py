@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Interleaved wall-time comparison: native, systrace, strace -f -c.
+"""Interleaved wall-time comparison: native, systrace, strace -f -c and,
+with --prepatch-arm, systrace --prepatch.
 
 Called by bench/run.sh, which prepares the workloads. Each round runs the
-three arms of a workload back to back, in an order that rotates from round
-to round. Writes raw.csv (one row per run) and table.md (medians and
-ratios) into --results, and prints the table.
+arms of a workload back to back, in an order that rotates from round to
+round. Writes raw.csv (one row per run) and table.md (medians and ratios,
+then bench/stops.py on the last systrace output of each workload) into
+--results, and prints the table.
 """
 import argparse
 import csv
@@ -16,12 +18,22 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 import threading
 import time
 
 ARMS = ["native", "systrace", "strace"]
+PREPATCH = "prepatch"   # optional fourth arm: systrace --patch=MODE --prepatch
+TRACED = ("systrace", PREPATCH)  # the arms that write systrace's output
+# Copied from summary.csv into raw.csv; a key this systrace does not write is empty.
 SUMMARY_KEYS = ["syscalls", "processes", "execs", "ptrace_stops", "syscalls_ptraced",
-                "syscalls_inprocess", "tracer_cpu_ns", "tracer_maxrss_kb"]
+                "syscalls_inprocess", "tracer_cpu_ns", "tracer_maxrss_kb",
+                "syscalls_early", "ptrace_stops_lifecycle", "ptrace_stops_early",
+                "ptrace_stops_late", "patches_written", "patches_known",
+                "patches_not_amortized", "stop_cost_ns", "inprocess_cost_ns",
+                "saving_per_call_ns"]
+STOP_SPLIT = [("lifecycle", "ptrace_stops_lifecycle"), ("early", "ptrace_stops_early"),
+              ("late", "ptrace_stops_late")]
 FIELDS = ["workload", "round", "slot", "arm", "wall_s", "status", "user_s",
           "sys_s", "other_cpu_s", "tracer_hwm_kb"] + SUMMARY_KEYS
 TICK = os.sysconf("SC_CLK_TCK")
@@ -48,6 +60,9 @@ def workloads(args):
 def arm_argv(arm, argv, args, outdir):
     if arm == "systrace":
         return [args.systrace, f"--patch={args.patch}", "-o", outdir, "--"] + argv
+    if arm == PREPATCH:
+        return [args.systrace, f"--patch={args.patch}", "--prepatch", "-o", outdir,
+                "--"] + argv
     if arm == "strace":
         return ["strace", "-f", "-c", "-o", "/dev/null"] + argv
     return argv
@@ -186,16 +201,44 @@ def ratio(a, b):
     return None if a is None or b is None or b == 0 else a / b
 
 
+def arms_of(rows):
+    """The arms in rows: the three, and prepatch when it ran."""
+    return ARMS + ([PREPATCH] if any(r["arm"] == PREPATCH for r in rows) else [])
+
+
+def per_run(runs, num, den, scale=1.0):
+    """Median over runs of num/den (summary keys), None where a key is missing."""
+    values = []
+    for r in runs:
+        a, b = r.get(num, ""), r.get(den, "")
+        if a not in (None, "") and b not in (None, "") and float(b) != 0:
+            values.append(scale * float(a) / float(b))
+    return median(values)
+
+
 def table(rows, names):
-    out = ["| workload | native s | systrace s | strace s | systrace/native "
-           "| strace/native | systrace/strace | syscalls | processes |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    arms = arms_of(rows)
+    pre = PREPATCH in arms
+    out = ["| workload | native s | systrace s | strace s |"
+           + (" prepatch s |" if pre else "")
+           + " systrace/native | strace/native | systrace/strace |"
+           + (" prepatch/native | prepatch/systrace |" if pre else "")
+           + " syscalls | processes |",
+           "|---|---:|---:|---:|" + ("---:|" if pre else "") + "---:|---:|---:|"
+           + ("---:|---:|" if pre else "") + "---:|---:|"]
     detail = ["| workload | arm | ok runs | median s | min s | max s "
               "| tracer peak RSS MiB | tree CPU s (user+sys) | other CPU s (max) |",
               "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    traced = [a for a in TRACED if a in arms]
+    ok_rows = [r for r in rows if r["arm"] in traced and r["status"] == "0"]
+    split = [(label, key) for label, key in STOP_SPLIT
+             if any(r.get(key, "") not in (None, "") for r in ok_rows)]
+    stops = ["| workload | arm | in-process | ptrace stops | stops/process |"
+             + "".join(f" {label}/process |" for label, _ in split),
+             "|---|---|---:|---:|---:|" + "---:|" * len(split)]
     for name in names:
         med = {}
-        for arm in ARMS:
+        for arm in arms:
             runs = [r for r in rows if r["workload"] == name and r["arm"] == arm]
             ok = [r for r in runs if r["status"] == "0"]
             walls = [float(r["wall_s"]) for r in ok]
@@ -211,6 +254,14 @@ def table(rows, names):
                 f" | {fmt(max(walls, default=None), '.3f')}"
                 f" | {fmt(hwm and hwm / 1024, '.1f')} | {fmt(cpu, '.2f')}"
                 f" | {fmt(other, '.2f')} |")
+            if arm in traced:
+                stops.append(
+                    f"| {name} | {arm}"
+                    f" | {fmt(per_run(ok, 'syscalls_inprocess', 'syscalls', 100), '.1f', '%')}"
+                    f" | {fmt(median([r.get('ptrace_stops', '') for r in ok]), ',.0f')}"
+                    f" | {fmt(per_run(ok, 'ptrace_stops', 'processes'), ',.1f')} |"
+                    + "".join(f" {fmt(per_run(ok, key, 'processes'), ',.1f')} |"
+                              for _, key in split))
         st = [r for r in rows if r["workload"] == name and r["arm"] == "systrace"
               and r["status"] == "0"]
         syscalls = median([r["syscalls"] for r in st])
@@ -218,17 +269,51 @@ def table(rows, names):
         out.append(
             f"| {name} | {fmt(med['native'], '.3f')} | {fmt(med['systrace'], '.3f')}"
             f" | {fmt(med['strace'], '.3f')}"
-            f" | {fmt(ratio(med['systrace'], med['native']), '.2f', 'x')}"
+            + (f" | {fmt(med[PREPATCH], '.3f')}" if pre else "")
+            + f" | {fmt(ratio(med['systrace'], med['native']), '.2f', 'x')}"
             f" | {fmt(ratio(med['strace'], med['native']), '.2f', 'x')}"
             f" | {fmt(ratio(med['systrace'], med['strace']), '.2f', 'x')}"
-            f" | {fmt(syscalls, ',.0f')} | {fmt(procs, ',.0f')} |")
-    return "\n".join(out) + "\n\n" + "\n".join(detail) + "\n"
+            + (f" | {fmt(ratio(med[PREPATCH], med['native']), '.2f', 'x')}"
+               f" | {fmt(ratio(med[PREPATCH], med['systrace']), '.2f', 'x')}" if pre else "")
+            + f" | {fmt(syscalls, ',.0f')} | {fmt(procs, ',.0f')} |")
+    text = "\n".join(out) + "\n\n" + "\n".join(detail) + "\n"
+    if len(stops) > 2:
+        note = ("From systrace's summary.csv, medians over successful runs of each run's "
+                "own value: in-process = syscalls_inprocess / syscalls; per process = the "
+                "count / processes (process images)"
+                + ("; lifecycle, early, late: ptrace_stops_lifecycle, ptrace_stops_early, "
+                   "ptrace_stops_late (events and signals; syscall stops before and after "
+                   "the image's library was ready)" if split else "") + ".")
+        text += ("\n" + textwrap.fill(note, 88, break_on_hyphens=False) + "\n\n"
+                 + "\n".join(stops) + "\n")
+    return text
+
+
+def stops_reports(results, names):
+    """bench/stops.py on the kept systrace output of each workload and arm."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import stops  # noqa: E402
+    parts = []
+    for name in names:
+        for arm in TRACED:
+            outdir = os.path.join(results, f"{arm}-out-{name}")
+            if not os.path.isdir(outdir):
+                continue
+            try:
+                text = stops.report(outdir)
+            except Exception as e:  # a report must not lose the measurements
+                text = f"stops.py failed: {e!r}\n"
+            parts.append(f"\n## Where the stops come from: {name}, {arm} arm, last round\n\n"
+                         f"`python3 bench/stops.py {outdir}`\n\n```\n{text}```\n")
+    return "".join(parts)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--systrace", required=True)
     ap.add_argument("--patch", default="off")
+    ap.add_argument("--prepatch-arm", action="store_true",
+                    help="a fourth arm: systrace --patch=MODE --prepatch")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--timeout", type=float, default=1800)
     ap.add_argument("--results", required=True)
@@ -237,16 +322,20 @@ def main():
     ap.add_argument("--getppid-n", type=int, default=200000)
     ap.add_argument("workload", nargs="+", choices=["libiberty", "spawn", "getppid"])
     args = ap.parse_args()
+    if args.prepatch_arm and args.patch == "off":
+        ap.error("--prepatch-arm needs patching on: --patch=safe, single or unsafe "
+                 "(systrace refuses --prepatch with --patch=off)")
+    arms = ARMS + ([PREPATCH] if args.prepatch_arm else [])
 
     specs = workloads(args)
     with RawResults(args.results, FIELDS) as raw:
         for name in args.workload:
             argv, fresh = specs[name]
             print(f"== {name}: {shlex.join(argv)}", file=sys.stderr)
-            kept = os.path.join(args.results, f"systrace-out-{name}")
             with open(os.path.join(args.results, f"{name}.log"), "a") as log:
                 for rnd in range(args.rounds):
-                    order = ARMS[rnd % 3:] + ARMS[:rnd % 3]
+                    shift = rnd % len(arms)
+                    order = arms[shift:] + arms[:shift]
                     for slot, arm in enumerate(order):
                         cwd = tempfile.mkdtemp(dir=raw.scratch) if fresh else raw.scratch
                         outdir = tempfile.mkdtemp(prefix="out-", dir=raw.scratch)
@@ -254,10 +343,11 @@ def main():
                                "arm": arm}
                         row.update(run_once(arm_argv(arm, argv, args, outdir), cwd,
                                             log, args.timeout))
-                        if arm == "systrace":
+                        if arm in TRACED:
                             summary = read_summary(outdir)
                             row.update({k: summary.get(k) for k in SUMMARY_KEYS})
-                            keep_output(outdir, kept)
+                            keep_output(outdir, os.path.join(args.results,
+                                                             f"{arm}-out-{name}"))
                         shutil.rmtree(outdir, ignore_errors=True)
                         if fresh:
                             shutil.rmtree(cwd, ignore_errors=True)
@@ -268,14 +358,18 @@ def main():
                               file=sys.stderr)
 
     rows = [{k: str(v) if v is not None else "" for k, v in r.items()} for r in raw.rows]
-    text = (f"rounds: {args.rounds}, systrace --patch={args.patch}, "
-            f"medians over successful runs, ratios of medians; \"other CPU\" is CPU time\n"
-            f"used during a run outside the measured process tree (noise from other work)\n\n"
-            + table(rows, args.workload))
+    text = (f"rounds: {args.rounds}, systrace --patch={args.patch}"
+            + (f", prepatch: systrace --patch={args.patch} --prepatch"
+               if args.prepatch_arm else "")
+            + ", medians over successful runs, ratios of medians; \"other CPU\" is CPU "
+            "time\nused during a run outside the measured process tree (noise from other "
+            "work)\n\n" + table(rows, args.workload)
+            + stops_reports(args.results, args.workload))
     with open(os.path.join(args.results, "table.md"), "w") as f:
         f.write(text)
     print(text)
-    print(f"raw results: {raw.path}\nlogs and last systrace output: {args.results}/")
+    print(f"raw results: {raw.path}\nlogs and last systrace output "
+          f"(systrace-out-WORKLOAD, prepatch-out-WORKLOAD): {args.results}/")
     failed = [r for r in rows if r["status"] != "0"]
     return 1 if failed else 0
 

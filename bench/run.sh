@@ -1,6 +1,7 @@
 #!/bin/sh
 # run.sh SYSTRACE [WORKLOAD...]: interleaved speed comparison of native runs,
-# `SYSTRACE --patch=off` and `strace -f -c` on each workload.
+# `SYSTRACE --patch=off` and `strace -f -c` on each workload (and, with
+# PREPATCH=1, `SYSTRACE --patch=MODE --prepatch`).
 #
 # Workloads: libiberty (configure + make -j2 of libiberty, in a fresh build
 # folder each run), spawn (a shell loop starting /bin/true 500 times),
@@ -10,7 +11,10 @@
 #
 # Environment: ROUNDS (default 5), BENCH_CACHE (default /var/tmp/systrace-bench),
 # RESULTS (default $BENCH_CACHE/results-DATE), PATCH (systrace's --patch mode,
-# default off), GETPPID_N (default 200000), TIMEOUT (seconds per run, default 1800).
+# default off, or safe when PREPATCH=1), PREPATCH (1: a fourth arm, systrace with
+# the same --patch mode and --prepatch; it needs PATCH other than off),
+# GETPPID_N (default 200000), TIMEOUT (seconds per run, default 1800).
+# table.md ends with bench/stops.py on the last systrace output of each workload.
 set -eu
 
 if [ $# -lt 1 ]; then
@@ -22,6 +26,20 @@ here=$(cd "$(dirname "$0")" && pwd)
 bench_tools run.sh "$1"
 shift
 [ $# -gt 0 ] || set -- libiberty spawn getppid
+
+prepatch_arm=""
+case ${PREPATCH:-0} in
+    0|"") ;;
+    1)
+        prepatch_arm=--prepatch-arm
+        PATCH=${PATCH:-safe}
+        if [ "$PATCH" = off ]; then
+            echo "run.sh: PREPATCH=1 needs PATCH=safe, single or unsafe (not off)" >&2
+            exit 2
+        fi
+        ;;
+    *) echo "run.sh: PREPATCH must be 0 or 1, not '$PREPATCH'" >&2; exit 2 ;;
+esac
 
 cache=${BENCH_CACHE:-/var/tmp/systrace-bench}
 results=${RESULTS:-$cache/results-$(date +%Y%m%d-%H%M%S)}
@@ -38,7 +56,7 @@ for w in "$@"; do
 done
 
 exec python3 "$here/measure.py" \
-    --systrace "$systrace" --patch "${PATCH:-off}" \
+    --systrace "$systrace" --patch "${PATCH:-off}" $prepatch_arm \
     --rounds "${ROUNDS:-5}" --timeout "${TIMEOUT:-1800}" \
     --results "$results" --libiberty-src "$libiberty_src" \
     --getppid "$cache/getppid_loop" --getppid-n "${GETPPID_N:-200000}" \

@@ -1,5 +1,7 @@
 #include "report.h"
 
+#include "amortization.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,14 +20,14 @@ static const char *const processes_header[] = {
 	"inprocess", "sites_patched", "exit", "user_ns", "sys_ns", "instructions", "cycles",
 	"threads", "forks", "vforks", "execs", "exits", "sites", "sites_unpatchable",
 	"instrument_syscalls", "ptrace_stops", "wall_ns", "restarted", "library", "stops_lifecycle",
-	"stops_early", "stops_late", NULL
+	"stops_early", "stops_late", "patches_written", "patches_known", "patches_not_amortized", "patch_ns", NULL
 };
 static const char *const syscalls_header[] = {
 	"pid", "image", "syscall", "calls", "errors", "abi", NULL
 };
 static const char *const sites_header[] = {
 	"pid", "image", "object", "offset", "symbol", "syscall", "state", "ptraced",
-	"inprocess", "address", NULL
+	"inprocess", "address", "patch_ns", "break_even", NULL
 };
 static const char *const *const headers[REPORT_FILES] = {
 	[REPORT_PROCESSES] = processes_header,
@@ -110,7 +112,7 @@ static void write_optional(struct csv_writer *w, bool known, uint64_t v)
 		csv_empty(w);
 }
 
-static void write_process_row(struct csv_writer *w, const struct image_record *img)
+static void write_process_row(struct csv_writer *w, const struct image_record *img, const struct totals *t)
 {
 	csv_u64(w, (uint64_t)img->pid);
 	csv_u64(w, img->image);
@@ -143,6 +145,10 @@ static void write_process_row(struct csv_writer *w, const struct image_record *i
 	csv_u64(w, img->stops_lifecycle);
 	csv_u64(w, img->stops_early);
 	csv_u64(w, img->stops_late);
+	csv_u64(w, img->patches_written);
+	csv_u64(w, img->patches_known);
+	write_optional(w, t->costs_known, img->patches_not_amortized);
+	csv_u64(w, img->patch_ns);
 	csv_end_row(w);
 }
 
@@ -163,7 +169,7 @@ static void write_syscall_rows(struct csv_writer *w, const struct image_record *
 	}
 }
 
-static void write_site_rows(struct csv_writer *w, const struct image_record *img)
+static void write_site_rows(struct csv_writer *w, const struct image_record *img, const struct totals *t)
 {
 	char buf[512];
 
@@ -185,15 +191,18 @@ static void write_site_rows(struct csv_writer *w, const struct image_record *img
 		csv_u64(w, s->ptraced);
 		csv_u64(w, s->inprocess);
 		csv_hex(w, s->addr);
+		write_optional(w, s->patch_ns, s->patch_ns);
+		write_optional(w, s->patch_ns && t->costs_known,
+			       amortization_break_even(s->patch_ns, t->saving_per_call_ns));
 		csv_end_row(w);
 	}
 }
 
 void report_image(struct report *r, const struct image_record *img)
 {
-	write_process_row(&r->csv[REPORT_PROCESSES], img);
+	write_process_row(&r->csv[REPORT_PROCESSES], img, &r->totals);
 	write_syscall_rows(&r->csv[REPORT_SYSCALLS], img);
-	write_site_rows(&r->csv[REPORT_SITES], img);
+	write_site_rows(&r->csv[REPORT_SITES], img, &r->totals);
 	totals_add_image(&r->totals, img);
 }
 

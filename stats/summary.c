@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "amortization.h"
 #include "csv.h"
 
 #define TOTALS_FIELDS(X) \
@@ -10,10 +11,12 @@
 	X(instrument_syscalls) X(processes) X(forks) X(vforks) X(threads) X(execs) \
 	X(exits) X(sites) X(sites_patched) X(sites_unpatchable) X(ptrace_stops) \
 	X(ptrace_stops_lifecycle) X(ptrace_stops_early) X(ptrace_stops_late) X(syscalls_restarted) \
+	X(patches_written) X(patches_known) X(patch_ns) \
 	X(processes_library_ready) X(processes_without_library) \
 	X(wall_ns) X(tracer_cpu_ns) X(tracer_maxrss_kb)
 /* the measured costs: empty when not measured */
-#define COST_FIELDS(X) X(stop_cost_ns) X(inprocess_cost_ns) X(saving_per_call_ns) X(calibration_ns)
+#define COST_FIELDS(X) X(stop_cost_ns) X(inprocess_cost_ns) X(saving_per_call_ns) X(calibration_ns) \
+	X(patch_cost_ns) X(break_even_calls) X(patches_not_amortized)
 
 uint64_t image_sites_in_state(const struct image_record *r, const char *state_prefix)
 {
@@ -43,6 +46,10 @@ void totals_add_image(struct totals *t, const struct image_record *r)
 	t->sites_unpatchable += image_sites_in_state(r, "unpatchable");
 	t->ptrace_stops += r->ptrace_stops;
 	t->ptrace_stops_lifecycle += r->stops_lifecycle;
+	t->patches_written += r->patches_written;
+	t->patches_known += r->patches_known;
+	t->patches_not_amortized += r->patches_not_amortized;
+	t->patch_ns += r->patch_ns;
 	t->ptrace_stops_early += r->stops_early;
 	t->ptrace_stops_late += r->stops_late;
 	t->syscalls_restarted += r->restarted;
@@ -72,8 +79,19 @@ void percent_pair(uint64_t part, uint64_t total, unsigned *hundredths, unsigned 
 	*rest = total ? 10000 - *hundredths : 0;
 }
 
-void summary_write_csv(FILE *f, const struct totals *t)
+/* The mean cost of a patch written, and the calls it takes to save as much. */
+static struct totals with_means(const struct totals *t)
 {
+	struct totals m = *t;
+
+	m.patch_cost_ns = t->patches_written ? t->patch_ns / t->patches_written : 0;
+	m.break_even_calls = amortization_break_even(m.patch_cost_ns, t->saving_per_call_ns);
+	return m;
+}
+
+void summary_write_csv(FILE *f, const struct totals *totals)
+{
+	const struct totals means = with_means(totals), *t = &means;
 	struct csv_writer w = { f, 0 };
 
 	csv_header(&w, (const char *const[]){ "metric", "value", NULL });
@@ -109,8 +127,9 @@ static void print_stops_per_process(FILE *f, const struct totals *t)
 		(double)t->ptrace_stops_early / n, (double)t->ptrace_stops_late / n);
 }
 
-void summary_print(FILE *f, const struct totals *t)
+void summary_print(FILE *f, const struct totals *totals)
 {
+	const struct totals means = with_means(totals), *t = &means;
 #define LINE(name) fprintf(f, "%s: %" PRIu64 "\n", #name, t->name);
 	TOTALS_FIELDS(LINE)
 #undef LINE

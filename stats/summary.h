@@ -14,12 +14,14 @@ struct totals {
 	uint64_t instrument_syscalls, processes, forks, vforks, threads, execs, exits;
 	uint64_t sites, sites_patched, sites_unpatchable, ptrace_stops, syscalls_restarted;
 	uint64_t ptrace_stops_lifecycle, ptrace_stops_early, ptrace_stops_late;
+	uint64_t patches_written, patches_known, patches_not_amortized, patch_ns;
 	uint64_t processes_library_ready, processes_without_library;
 	uint64_t wall_ns, tracer_cpu_ns, tracer_maxrss_kb;
 	/* measured on this machine before the command ran (tracer/calibrate.h); empty
 	 * in the files when not (--patch=off, or it failed) */
 	bool costs_known;
 	uint64_t stop_cost_ns, inprocess_cost_ns, saving_per_call_ns, calibration_ns;
+	uint64_t patch_cost_ns, break_even_calls; /* derived when written */
 };
 
 void totals_add_image(struct totals *t, const struct image_record *r);

@@ -39,9 +39,10 @@ static void measure_costs(struct totals *totals)
 	struct calibration c;
 	char err[256];
 
-	if (calibrate(&c, region_fd(), err, sizeof(err)))
+	if (calibrate(&c, region_fd(), err, sizeof(err))) {
 		totals_set_costs(totals, c.stop_ns, c.inprocess_ns, c.took_ns);
-	else
+		library_set_saving(totals->saving_per_call_ns);
+	} else
 		fprintf(stderr, "systrace: warning: cannot measure what a stop and an in-process call cost: %s "
 				"(stop_cost_ns, inprocess_cost_ns and saving_per_call_ns are left empty)\n", err);
 }

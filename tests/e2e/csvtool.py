@@ -48,11 +48,14 @@ SUMMARY_KEYS = [
     "syscalls", "syscalls_early", "syscalls_ptraced", "syscalls_inprocess",
     "instrument_syscalls", "processes", "forks", "vforks", "threads", "execs", "exits",
     "sites", "sites_patched", "sites_unpatchable", "ptrace_stops", "ptrace_stops_lifecycle",
-    "ptrace_stops_early", "ptrace_stops_late", "syscalls_restarted", "wall_ns", "tracer_cpu_ns", "tracer_maxrss_kb",
+    "ptrace_stops_early", "ptrace_stops_late", "syscalls_restarted", "patches_written", "patches_known",
+    "patch_ns", "wall_ns", "tracer_cpu_ns", "tracer_maxrss_kb",
 ]
 # what systrace measured of a stop and of an in-process call before the command ran:
 # empty when it did not (--patch=off, or the measurement failed)
 COST_KEYS = ["stop_cost_ns", "inprocess_cost_ns", "saving_per_call_ns", "calibration_ns"]
+# what follows from them for the patches written (stats/amortization.h): empty too
+AMORTIZATION_KEYS = ["patch_cost_ns", "break_even_calls", "patches_not_amortized"]
 # summary key -> processes.csv column whose sum it is
 SUMMED_COLUMNS = {
     "syscalls": "syscalls", "syscalls_early": "early", "syscalls_ptraced": "ptraced",
@@ -62,7 +65,8 @@ SUMMED_COLUMNS = {
     "sites_unpatchable": "sites_unpatchable", "ptrace_stops": "ptrace_stops",
     "ptrace_stops_lifecycle": "stops_lifecycle", "ptrace_stops_early": "stops_early",
     "ptrace_stops_late": "stops_late",
-    "syscalls_restarted": "restarted",
+    "syscalls_restarted": "restarted", "patches_written": "patches_written",
+    "patches_known": "patches_known", "patch_ns": "patch_ns",
 }
 # the parts of processes.csv's ptrace_stops, which they add up to in every row
 STOP_SPLIT = ["stops_lifecycle", "stops_early", "stops_late"]
@@ -117,10 +121,10 @@ def load_summary(d):
         if r["metric"] in summary:
             raise CheckError(f"summary.csv: metric {r['metric']} appears twice")
         summary[r["metric"]] = r["value"]
-    missing = [k for k in SUMMARY_KEYS + COST_KEYS if k not in summary]
+    missing = [k for k in SUMMARY_KEYS + COST_KEYS + AMORTIZATION_KEYS if k not in summary]
     if missing:
         raise CheckError(f"summary.csv lacks {missing}")
-    return {k: None if k in COST_KEYS and v == "" else to_int(v, f"summary.csv {k}")
+    return {k: None if k in COST_KEYS + AMORTIZATION_KEYS and v == "" else to_int(v, f"summary.csv {k}")
             for k, v in summary.items()}
 
 
@@ -307,6 +311,37 @@ def check_all_unpatchable(d, exe_suffix=None):
     return problems
 
 
+def check_amortization(summary, procs, sites, problems):
+    """The break-even figures follow from the measured saving: per site
+    ceil(patch_ns / saving_per_call_ns), and for the run from the mean patch cost;
+    patches_not_amortized is the sum of its column, empty with the costs unknown."""
+    saving = summary["saving_per_call_ns"]
+    written = summary["patches_written"]
+    mean = summary["patch_ns"] // written if written else 0
+    if summary["patch_cost_ns"] not in (None, mean):
+        problems.append(f"summary patch_cost_ns={summary['patch_cost_ns']} but patch_ns / patches_written = {mean}")
+    if saving is None:
+        if any(summary[k] is not None for k in ("break_even_calls", "patches_not_amortized")):
+            problems.append("summary: break-even figures without a measured saving")
+        return
+    if summary["break_even_calls"] != -(-mean // saving):
+        problems.append(f"summary break_even_calls={summary['break_even_calls']} but ceil({mean} / {saving}) = {-(-mean // saving)}")
+    total = sum(to_int(r["patches_not_amortized"], "processes.csv patches_not_amortized") for r in procs)
+    if total != summary["patches_not_amortized"]:
+        problems.append(f"summary patches_not_amortized={summary['patches_not_amortized']} but its column sums to {total}")
+    for r in procs:
+        if to_int(r["patches_not_amortized"], "patches_not_amortized") > to_int(r["patches_written"], "patches_written"):
+            problems.append(f"processes.csv pid {r['pid']} image {r['image']}: more patches not amortized than written")
+    for r in sites:
+        if r["patch_ns"] == "":
+            if r["break_even"] != "":
+                problems.append(f"sites.csv {r['address']}: a break_even without a patch_ns")
+            continue
+        want = -(-int(r["patch_ns"]) // saving)
+        if int(r["break_even"]) != want:
+            problems.append(f"sites.csv {r['address']}: break_even {r['break_even']} but ceil({r['patch_ns']} / {saving}) = {want}")
+
+
 def check_consistency(d, patch_off=True):
     """Returns a list of problems with the cross-file invariants of DIR."""
     problems = []
@@ -325,6 +360,8 @@ def check_consistency(d, patch_off=True):
         total = sum(to_int(r[col], f"processes.csv {col} of pid {r['pid']}") for r in procs)
         if total != summary[key]:
             problems.append(f"summary {key}={summary[key]} but sum of processes.csv {col} = {total}")
+
+    check_amortization(summary, procs, sites, problems)
 
     split = sum(summary[k] for k in ("ptrace_stops_lifecycle", "ptrace_stops_early", "ptrace_stops_late"))
     if split != summary["ptrace_stops"]:
@@ -476,7 +513,7 @@ def check_perfstats(d, stderr_file):
             problems.append(f"--show-perf-stats: no '{k}: value' line on stderr")
         elif k not in ("wall_ns", "tracer_cpu_ns", "tracer_maxrss_kb") and printed[k] != summary[k]:
             problems.append(f"--show-perf-stats: {k}: {printed[k]} but summary.csv says {summary[k]}")
-    for k in COST_KEYS:
+    for k in COST_KEYS + AMORTIZATION_KEYS:
         if k not in printed:
             problems.append(f"--show-perf-stats: no '{k}: value' (or empty '{k}:') line on stderr")
         elif printed[k] != summary[k]:
