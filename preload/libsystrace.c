@@ -95,6 +95,15 @@ static char *append(char *p, const char *s)
 	return p;
 }
 
+/* Stub memory near the executable, where the tracer asked for it. */
+static int map_area(const struct systrace_hello *h, struct systrace_ready *r)
+{
+	if (h->area_at && gate_syscall(SYS_mmap, (long)h->area_at, (long)h->area_size, PROT_READ | PROT_EXEC,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) == (long)h->area_at)
+		r->area = h->area_at;
+	return LIBRARY_READY;
+}
+
 static int map_region(const struct systrace_hello *h, struct systrace_ready *r)
 {
 	char path[64], *p = path;
@@ -122,10 +131,7 @@ static int map_region(const struct systrace_hello *h, struct systrace_ready *r)
 	if (region < 0 && region >= -4095)
 		return LIBRARY_REGION_UNREACHABLE;
 	r->region_base = (uint64_t)region;
-	if (h->area_at && gate_syscall(SYS_mmap, (long)h->area_at, (long)h->area_size, PROT_READ | PROT_EXEC,
-				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) == (long)h->area_at)
-		r->area = h->area_at;
-	return LIBRARY_READY;
+	return map_area(h, r);
 }
 
 __attribute__((constructor)) static void systrace_start(void)
@@ -139,7 +145,13 @@ __attribute__((constructor)) static void systrace_start(void)
 	/* not under systrace after all (a stale environment): the kernel says ENOSYS */
 	if (systrace_raw_syscall(SYSTRACE_CONTROL_NR, (long)SYSTRACE_MAGIC, CONTROL_HELLO, (long)&hello, 0, 0, 0) != 0)
 		return;
-	ready.status = hello.status == LIBRARY_READY ? map_region(&hello, &ready) : hello.status;
+	ready.region_base = hello.region_base;
+	if (hello.status != LIBRARY_READY)
+		ready.status = hello.status;
+	else if (hello.region_base)
+		ready.status = map_area(&hello, &ready);
+	else
+		ready.status = map_region(&hello, &ready);
 	ready.gate_calls = gate_calls;
 	systrace_raw_syscall(SYSTRACE_CONTROL_NR, (long)SYSTRACE_MAGIC, CONTROL_READY, (long)&ready, 0, 0, 0);
 }

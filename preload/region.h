@@ -45,6 +45,7 @@ struct systrace_hello {
 	int32_t pad;            /* region_size on an 8-byte boundary */
 	uint64_t region_size;
 	uint64_t area_at;       /* map stub memory here (the tracer found it free), or 0 */
+	uint64_t region_base;   /* gate and region are mapped already, the region here; or 0 */
 	uint64_t area_size;
 };
 

@@ -47,6 +47,10 @@ struct addr_space *as_fork(const struct addr_space *parent)
 	as->npatched = parent->npatched;
 	as->patched_known = parent->patched_known;
 	as->region_base = parent->region_base;
+	as->mapped_at_exec = parent->mapped_at_exec;
+	as->gs_taken = parent->gs_taken;
+	as->loader_start = parent->loader_start;
+	as->loader_end = parent->loader_end;
 	as->library_site = parent->library_site;
 	return as;
 }

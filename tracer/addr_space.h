@@ -43,7 +43,10 @@ struct addr_space {
 	int next_counter;
 	unsigned npatched;
 	unsigned patched_known;    /* of them, known from other processes (written in batches) */
-	uint64_t region_base;      /* where the library mapped the region */
+	uint64_t region_base;      /* where the library (or early.c) mapped the region */
+	bool mapped_at_exec;       /* early.c mapped gate and region at the first instruction */
+	bool gs_taken;             /* the program set its own %gs base: no counting here */
+	uint64_t loader_start, loader_end; /* the program interpreter's code (ld.so) */
 	uint64_t library_site;     /* the library's own syscall instruction */
 };
 

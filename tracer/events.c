@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "children.h"
+#include "early.h"
 #include "library.h"
 #include "patching.h"
 #include "placement.h"
@@ -350,7 +351,8 @@ static void on_exec_event(struct thread *t)
 	if (t->exec_index >= 0)
 		count_exec(t, 0);
 	image_end(old, IMAGE_EXECED, 0);
-	resume(t->tid, PTRACE_CONT, 0); /* counted: its exit stop is not needed */
+	if (early_on_exec(t))
+		resume(t->tid, PTRACE_CONT, 0); /* counted: its exit stop is not needed */
 }
 
 static void on_exit_event(struct thread *t)

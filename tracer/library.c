@@ -298,6 +298,8 @@ static void answer(pid_t tid, long ret)
 	ptrace(PTRACE_SETREGS, tid, 0, &regs);
 }
 
+static void take_counts(struct thread *t, bool again);
+
 /* Points t's %gs at its own counter slot (taking one if it has none). */
 static bool give_slot(struct thread *t)
 {
@@ -325,6 +327,9 @@ static void on_hello(struct thread *t, uint64_t site, uint64_t reply_addr)
 	} else if ((hello.area_at = patching_start_prepare(t, site))) {
 		hello.area_size = PATCH_AREA_SIZE;
 	}
+	/* early.c mapped them at the image's first instruction */
+	if (img->as->mapped_at_exec)
+		hello.region_base = img->as->region_base;
 	answer(t->tid, process_vm_writev(t->tid, &local, 1, &remote, 1, 0) == sizeof(hello) ? 0 : -EFAULT);
 }
 
@@ -341,8 +346,13 @@ static void on_ready(struct thread *t, uint64_t ready_addr)
 	img->rec.instrument += r.gate_calls;
 	img->rec.library = status_names[status];
 	img->as->region_base = r.region_base;
+	/* what stubs written at exec counted so far was early */
+	if (t->slot >= 0)
+		take_counts(t, true);
 	/* a thread that exists already would run the stubs with no slot of its own */
-	if (status == LIBRARY_READY && !patching_alone(t)) {
+	if (img->as->gs_taken) {
+		img->rec.library = "program-sets-gs";
+	} else if (status == LIBRARY_READY && !patching_alone(t)) {
 		img->rec.library = "threads-before-library";
 	} else if (status == LIBRARY_READY && give_slot(t)) {
 		img->ready = img->late = true;
@@ -380,7 +390,7 @@ void library_thread_starts(struct thread *t)
 {
 	struct image *img = t->img;
 
-	if (!img || !img->ready || give_slot(t))
+	if (!img || !(img->ready || img->as->mapped_at_exec) || img->as->gs_taken || give_slot(t))
 		return;
 	/* no slot: the patches this thread would run go, with all the memory's threads
 	 * stopped; its process stays on the ptrace path */
@@ -412,27 +422,15 @@ static void take_site(struct image *img, const struct site_record *from, uint64_
 		img->rec.calls[from->syscall] += calls;
 }
 
-void library_on_arch_prctl(struct thread *t, uint64_t code)
-{
-	struct image *img = t->img;
-
-	if (code != ARCH_SET_GS || !img->ready)
-		return;
-	/* the program takes %gs for itself: the stubs go before the call is made */
-	patching_undo_all(t, img->as);
-	img->ready = false;
-	img->rec.library = "program-sets-gs";
-}
-
-void library_thread_ends(struct thread *t)
+/* Moves the in-process counts of t's slot into its image, and empties the slot
+ * when it stays t's (again: counting from zero after READY). */
+static void take_counts(struct thread *t, bool again)
 {
 	struct image *img = t->img;
 	struct addr_space *as = img->as;
-	const struct region_slot *slot;
+	struct region_slot *slot = region_slot(t->slot);
+	uint64_t before = img->rec.inprocess;
 
-	if (t->slot < 0)
-		return;
-	slot = region_slot(t->slot);
 	for (size_t i = 0; i < as->sites.n; i++) {
 		int counter = as->patches[i].counter;
 
@@ -441,6 +439,30 @@ void library_thread_ends(struct thread *t)
 	}
 	for (int nr = 0; nr < REGION_NRS; nr++)
 		img->rec.calls[syscall_index(ABI_X86_64, nr)] += slot->nr_calls[nr];
+	if (!img->late)
+		img->rec.early += img->rec.inprocess - before;
+	if (again)
+		memset(slot, 0, sizeof(*slot));
+}
+
+void library_on_arch_prctl(struct thread *t, uint64_t code)
+{
+	struct image *img = t->img;
+
+	if (code != ARCH_SET_GS || !(img->ready || img->as->mapped_at_exec))
+		return;
+	/* the program takes %gs for itself: the stubs go before the call is made */
+	patching_undo_all(t, img->as);
+	img->as->gs_taken = true;
+	img->ready = false;
+	img->rec.library = "program-sets-gs";
+}
+
+void library_thread_ends(struct thread *t)
+{
+	if (t->slot < 0)
+		return;
+	take_counts(t, false);
 	region_slot_release(t->slot);
 	t->slot = -1;
 }
@@ -481,7 +503,9 @@ void library_image_ends(struct image *img)
 		struct site_record *s = &img->sites.sites[i];
 		const struct site_record *decided = as ? site_table_find(&as->sites, s->addr) : NULL;
 
-		if (decided)
+		/* an image whose library never came up: only what was patched at exec
+		 * (tracer/early.c) says otherwise than why */
+		if (decided && (img->late || (decided->state && strcmp(decided->state, "patched") == 0)))
 			s->state = decided->state ? decided->state : "pending";
 		else if (!s->state)
 			s->state = library_site_state(img);

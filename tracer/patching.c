@@ -64,7 +64,7 @@ void patching_setup(enum patch_mode m, bool ahead)
 	}
 }
 
-static void hold(pid_t tid, int status)
+void patching_hold(pid_t tid, int status)
 {
 	struct thread *u = thread_find(tid);
 
@@ -195,7 +195,7 @@ static uint64_t inject_mmap(struct thread *t, uint64_t addr, uint64_t len, bool 
 		ptrace(PTRACE_SYSCALL, t->tid, 0, 0);
 	}
 	if (!WIFSTOPPED(status) || WSTOPSIG(status) != (SIGTRAP | 0x80)) {
-		hold(t->tid, status);
+		patching_hold(t->tid, status);
 		*back = false;
 		return 0;
 	}
@@ -286,7 +286,7 @@ static bool stop_sharers(struct sharers *sh, const struct patch_plan *plan, bool
 			if (!u || stopped[i])
 				continue;
 			if (waitpid(u->tid, &status, __WALL | WNOHANG) == u->tid) {
-				hold(u->tid, status);
+				patching_hold(u->tid, status);
 				stopped[i] = true;
 				waiting--;
 				if (!WIFSTOPPED(status))
@@ -586,7 +586,7 @@ static size_t keep_unchanged(pid_t pid, struct patch **list, size_t n, uint8_t (
 /* Writes every site planned but not patched in t's memory, which t has to itself
  * (nothing else runs the bytes being written); a site that cannot be waits for its
  * trap, as a new site would. */
-static void apply_planned(struct thread *t, struct addr_space *as)
+void patching_apply_planned(struct thread *t, struct addr_space *as)
 {
 	uint64_t began = now_ns(), cost;
 	struct patch **list = malloc((as->sites.n + 1) * sizeof(*list));
@@ -642,7 +642,30 @@ void patching_start_apply(struct thread *t, uint64_t room, uint64_t room_size, u
 		as_add_area(as, room, room_size);
 	if (area)
 		as_add_area(as, area, PATCH_AREA_SIZE);
-	apply_planned(t, as);
+	patching_apply_planned(t, as);
+}
+
+size_t patching_plan_known_at(struct thread *t, uint64_t addr)
+{
+	struct start_sites st = { .as = t->img->as, .room = addr };
+	size_t before = st.as->sites.n;
+
+	objects_for_each_known_at(t->tid, addr, add_known, &st);
+	return st.as->sites.n - before;
+}
+
+/* A trap in the loader before the library is ready: the site is planned and kept
+ * for the next images, which get it patched from their first instruction
+ * (tracer/early.c). Nothing is written now: the gate may not be there. */
+static void learn_early(struct thread *t, struct addr_space *as, uint64_t site, long nr)
+{
+	struct patch *p;
+	struct site_record *s = as_site(as, site, &p);
+
+	if (s->state || p->planned)
+		return;
+	p->planned = true;
+	s->state = plan_site(t, as, s, p, nr);
 }
 
 /* At the first trap in an object (loaded by dlopen, or whose sites other processes
@@ -656,7 +679,7 @@ static void apply_known_at(struct thread *t, struct addr_space *as, uint64_t sit
 		return;
 	objects_for_each_known_at(t->tid, site, add_known, &st);
 	if (as->sites.n > before)
-		apply_planned(t, as);
+		patching_apply_planned(t, as);
 }
 
 enum patch_result patching_on_call(struct thread *t, uint64_t site, bool at_stub, long nr)
@@ -667,8 +690,13 @@ enum patch_result patching_on_call(struct thread *t, uint64_t site, bool at_stub
 	enum patch_result result;
 	uint64_t began;
 
-	if (mode == PATCH_OFF || !t->img->ready || site == as->library_site)
+	if (mode == PATCH_OFF || site == as->library_site)
 		return PATCH_RESUME;
+	if (!t->img->ready) {
+		if (site >= as->loader_start && site < as->loader_end)
+			learn_early(t, as, site, nr);
+		return PATCH_RESUME;
+	}
 	s = as_site(as, site, &p);
 	if (s->state) {
 		/* a trap at a patched site: a thread that was already past the jump, or

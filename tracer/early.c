@@ -1,0 +1,181 @@
+#include "early.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gate.h"
+#include "library.h"
+#include "patching.h"
+#include "proc_maps.h"
+#include "region.h"
+#include "shared_region.h"
+#include "stops.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+/* Single-steps t until its trap, counting the stops on the way (a seccomp stop
+ * when it makes a traced call). False if something else came (a signal, its
+ * death): t is put back as in saved and its status waits in patching's queue. */
+static bool step(struct thread *t, const struct user_regs_struct *saved, struct user_regs_struct *regs, bool *held)
+{
+	int status;
+	pid_t got;
+
+	if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0) < 0)
+		return false;
+	for (;;) {
+		/* placement.c's timer interrupts the wait: the thread still comes back */
+		while ((got = waitpid(t->tid, &status, __WALL)) < 0 && errno == EINTR)
+			;
+		if (got != t->tid)
+			return false;
+		count_stop(t->img, STOP_OTHER);
+		if (!WIFSTOPPED(status) || (status >> 16 != PTRACE_EVENT_SECCOMP && status >> 16 != PTRACE_EVENT_STOP))
+			break;
+		ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0);
+	}
+	if (WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP && ptrace(PTRACE_GETREGS, t->tid, 0, regs) == 0)
+		return true;
+	if (WIFSTOPPED(status))
+		ptrace(PTRACE_SETREGS, t->tid, 0, saved);
+	patching_hold(t->tid, status);
+	*held = true;
+	return false;
+}
+
+/* Makes t run the syscall instruction at `at` with nr and args, stepping over it
+ * (a call at the gate stops once, one elsewhere twice: its seccomp stop first). */
+static bool call_in(struct thread *t, const struct user_regs_struct *saved, uint64_t at, long nr,
+		    const uint64_t args[6], uint64_t *ret, bool *held)
+{
+	struct user_regs_struct regs = *saved;
+
+	regs.rip = at;
+	regs.rax = (uint64_t)nr;
+	regs.rdi = args[0];
+	regs.rsi = args[1];
+	regs.rdx = args[2];
+	regs.r10 = args[3];
+	regs.r8 = args[4];
+	regs.r9 = args[5];
+	if (ptrace(PTRACE_SETREGS, t->tid, 0, &regs) < 0 || !step(t, saved, &regs, held))
+		return false;
+	*ret = regs.rax;
+	return regs.rax < (uint64_t)-4095;
+}
+
+/* The loader's code: the executable mapping at the first instruction, when it is
+ * not the executable itself (a static program has no loader to patch). */
+static bool find_loader(struct thread *t, uint64_t rip)
+{
+	struct proc_maps maps = { .fd = -1 };
+	const struct map_entry *e;
+	bool found = false;
+
+	if (!proc_maps_open(&maps, t->tid))
+		return false;
+	e = proc_maps_find(&maps, rip);
+	if (e && e->path[0] == '/' && (!t->img->rec.exe || strcmp(e->path, t->img->rec.exe) != 0)) {
+		t->img->as->loader_start = e->start;
+		t->img->as->loader_end = e->end;
+		found = true;
+	}
+	proc_maps_close(&maps);
+	return found;
+}
+
+/* A syscall instruction of the loader to make the first calls at (before the gate
+ * is there): one of the sites just planned, checked to still be one. */
+static uint64_t loader_syscall(struct thread *t)
+{
+	const struct addr_space *as = t->img->as;
+
+	for (size_t i = 0; i < as->sites.n; i++) {
+		uint64_t at = as->patches[i].plan.site;
+		uint8_t bytes[2];
+		struct iovec local = { bytes, 2 }, remote = { (void *)at, 2 };
+
+		if (!as->patches[i].planned || as->sites.sites[i].state || at < as->loader_start || at >= as->loader_end)
+			continue;
+		if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) == 2 && bytes[0] == 0x0f && bytes[1] == 0x05)
+			return at;
+	}
+	return 0;
+}
+
+/* open, mmap the gate and the region, close, and mmap stub memory near the loader,
+ * made by t; the region's base, or 0. The path is written below the stack pointer
+ * (past the red zone; nothing of the program is there yet). */
+static uint64_t map_for(struct thread *t, const struct user_regs_struct *saved, uint64_t site, uint64_t *area, bool *held)
+{
+	char path[64];
+	uint64_t at = (saved->rsp - 1024) & ~(uint64_t)15, fd, gate, region = 0, ret;
+	struct iovec local = { path, 0 }, remote = { (void *)at, 0 };
+
+	local.iov_len = remote.iov_len = (size_t)snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(), region_fd()) + 1;
+	if (process_vm_writev(t->tid, &local, 1, &remote, 1, 0) != (ssize_t)local.iov_len
+	    || !call_in(t, saved, site, SYS_open, (uint64_t[6]){ at, O_RDWR | O_CLOEXEC }, &fd, held))
+		return 0;
+	if (!call_in(t, saved, site, SYS_mmap,
+		     (uint64_t[6]){ SYSTRACE_GATE_ADDR, REGION_GATE_SIZE, PROT_READ | PROT_EXEC,
+				    MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0 }, &gate, held) || gate != SYSTRACE_GATE_ADDR) {
+		if (!*held)
+			call_in(t, saved, site, SYS_close, (uint64_t[6]){ fd }, &ret, held);
+		return 0;
+	}
+	/* from here on at the gate: one stop each */
+	call_in(t, saved, SYSTRACE_GATE_ADDR, SYS_mmap,
+		(uint64_t[6]){ 0, region_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0 }, &region, held);
+	if (!*held)
+		call_in(t, saved, SYSTRACE_GATE_ADDR, SYS_close, (uint64_t[6]){ fd }, &ret, held);
+	if (!*held && !call_in(t, saved, SYSTRACE_GATE_ADDR, SYS_mmap,
+			       (uint64_t[6]){ 0, PATCH_AREA_SIZE, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+					      (uint64_t)-1, 0 }, area, held))
+		*area = 0;
+	return *held ? 0 : region;
+}
+
+bool early_on_exec(struct thread *t)
+{
+	struct addr_space *as = t->img->as;
+	struct user_regs_struct saved;
+	uint64_t site, region, area = 0;
+	bool held = false;
+
+	if (!library_enabled() || ptrace(PTRACE_GETREGS, t->tid, 0, &saved) < 0 || !find_loader(t, saved.rip)
+	    || !patching_plan_known_at(t, saved.rip) || !(site = loader_syscall(t)))
+		return true;
+	/* the exec event comes inside execve: a first step only returns from it */
+	if (!step(t, &saved, &saved, &held))
+		return !held;
+	if ((t->slot = region_slot_take()) < 0)
+		return true;
+	region = map_for(t, &saved, site, &area, &held);
+	if (held)
+		return false; /* the event loop has t now, as it was before */
+	if (region && area && as_within_reach(area, as->loader_start) && as_within_reach(area, as->loader_end)) {
+		as->region_base = region;
+		as->mapped_at_exec = true;
+		as_add_area(as, area, PATCH_AREA_SIZE);
+		saved.gs_base = region + region_slot_offset(t->slot);
+	} else {
+		region_slot_release(t->slot);
+		t->slot = -1;
+	}
+	ptrace(PTRACE_SETREGS, t->tid, 0, &saved);
+	if (as->mapped_at_exec)
+		patching_apply_planned(t, as);
+	return true;
+}
