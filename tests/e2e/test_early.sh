@@ -1,0 +1,48 @@
+#!/bin/sh
+# The loader's calls in-process from an image's first instruction (tracer/early.c):
+# after a first image has taught the tracer the loader's sites, each later image has
+# them patched before its loader runs. Exactly counted (strace -f -c with the same
+# libraries preloaded), and the hazards of that phase, before the library is ready:
+#  - plain: the second image's loader sites (mmap, openat, ...) are all in-process,
+#    none ptraced, and their calls are early;
+#  - a preloaded constructor that runs before ours forks a child that loads a
+#    library (the loader's sites in a second process, its own slot);
+#  - one that starts a thread that loads a library (a second thread, its own slot).
+# Each program checks itself (exit 0) and the counts equal strace's.
+. "$(dirname "$0")/lib.sh"
+P=$PROGRAMS
+require_library
+T=$TMPDIR
+
+# the library systrace itself preloads (the ASan build has its own copy): naming
+# it keeps it from being loaded twice
+LIB=$(dirname "$SYSTRACE")/libsystrace.so
+
+# the first image (sh) teaches the loader's sites; getppid_loop has them at exec
+run() { # NAME EXTRA PRELOAD
+	compare_inprocess "$1" default "$2" sh -c 'true; LD_PRELOAD="$0" "$1" 100' "$3" "$P/getppid_loop"
+}
+
+if run plain "exit_group=2" "$LIB"; then
+	python3 - "$T/plain" <<'PY' || check_problem "plain: the loader's sites of the second image are not all in-process (see above)"
+import csv, sys
+d = sys.argv[1]
+procs = [r for r in csv.DictReader(open(d + "/processes.csv")) if r["exe"].endswith("/getppid_loop")]
+pid, image = procs[0]["pid"], procs[0]["image"]
+rows = [r for r in csv.DictReader(open(d + "/sites.csv"))
+        if (r["pid"], r["image"]) == (pid, image) and "ld-linux" in r["object"]]
+inproc = sum(int(r["inprocess"]) for r in rows)
+bad = [r for r in rows if r["syscall"] not in ("munmap", "arch_prctl") and int(r["ptraced"])]
+for r in bad:
+    print(f"    {r['symbol']} ({r['syscall']}): {r['ptraced']} ptraced, state {r['state']}")
+early = int(procs[0]["early"])
+print(f"    getppid_loop: {inproc} loader calls in-process, {early} early calls in all")
+if inproc < 20 or early < inproc:
+    print("    expected at least 20 loader calls in-process, all of them early")
+    bad.append(None)
+sys.exit(1 if bad else 0)
+PY
+fi
+run fork_before_ready "exit_group=3" "$LIB:$P/fork_in_constructor_preload.so"
+run thread_before_ready "exit_group=2 exit=1" "$LIB:$P/thread_in_constructor_preload.so"
+finish
