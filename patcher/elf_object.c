@@ -159,30 +159,35 @@ void elf_object_free(struct elf_object *o)
 	memset(o, 0, sizeof(*o));
 }
 
-bool elf_object_vaddr(const struct elf_object *o, uint64_t file_offset, uint64_t *vaddr)
+/* The segment holding at (a file offset, or with in_memory an ELF address). */
+static const struct elf_segment *segment_at(const struct elf_object *o, uint64_t at, bool in_memory)
 {
 	for (size_t i = 0; i < o->nsegments; i++) {
 		const struct elf_segment *s = &o->segments[i];
+		uint64_t start = in_memory ? s->vaddr : s->file_offset;
 
-		if (file_offset >= s->file_offset && file_offset < s->file_offset + s->filesz) {
-			*vaddr = file_offset - s->file_offset + s->vaddr;
-			return true;
-		}
+		if (at >= start && at < start + s->filesz)
+			return s;
 	}
-	return false;
+	return NULL;
+}
+
+bool elf_object_vaddr(const struct elf_object *o, uint64_t file_offset, uint64_t *vaddr)
+{
+	const struct elf_segment *s = segment_at(o, file_offset, false);
+
+	if (s)
+		*vaddr = file_offset - s->file_offset + s->vaddr;
+	return s != NULL;
 }
 
 bool elf_object_file_offset(const struct elf_object *o, uint64_t vaddr, uint64_t *file_offset)
 {
-	for (size_t i = 0; i < o->nsegments; i++) {
-		const struct elf_segment *s = &o->segments[i];
+	const struct elf_segment *s = segment_at(o, vaddr, true);
 
-		if (vaddr >= s->vaddr && vaddr < s->vaddr + s->filesz) {
-			*file_offset = vaddr - s->vaddr + s->file_offset;
-			return true;
-		}
-	}
-	return false;
+	if (s)
+		*file_offset = vaddr - s->vaddr + s->file_offset;
+	return s != NULL;
 }
 
 const struct elf_symbol *elf_object_symbol(const struct elf_object *o, uint64_t vaddr)

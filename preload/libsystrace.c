@@ -23,38 +23,37 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
-/* Every syscall of the library, at one site the tracer recognises as its own. */
+/* The arguments of a C call (nr, a..f) moved to where the kernel takes them. */
+#define SYSCALL_ARGS \
+	"	mov %rdi,%rax\n" \
+	"	mov %rsi,%rdi\n" \
+	"	mov %rdx,%rsi\n" \
+	"	mov %rcx,%rdx\n" \
+	"	mov %r8,%r10\n" \
+	"	mov %r9,%r8\n" \
+	"	mov 8(%rsp),%r9\n"
+
+/* Every syscall of the library until the gate is mapped, at one site the tracer
+ * recognises as its own. */
 long systrace_raw_syscall(long nr, long a, long b, long c, long d, long e, long f);
 __asm__(".text\n"
 	".globl systrace_raw_syscall\n"
 	".hidden systrace_raw_syscall\n"
 	".type systrace_raw_syscall,@function\n"
 	"systrace_raw_syscall:\n"
-	"	mov %rdi,%rax\n"
-	"	mov %rsi,%rdi\n"
-	"	mov %rdx,%rsi\n"
-	"	mov %rcx,%rdx\n"
-	"	mov %r8,%r10\n"
-	"	mov %r9,%r8\n"
-	"	mov 8(%rsp),%r9\n"
+	SYSCALL_ARGS
 	"	syscall\n"
 	"	ret\n"
 	".size systrace_raw_syscall,.-systrace_raw_syscall\n");
 
-/* The same once the gate is mapped: no stop, so the library counts these itself. */
+/* Then through the gate: no stop, so the library counts these itself. */
 long systrace_gate_syscall(long nr, long a, long b, long c, long d, long e, long f);
 __asm__(".text\n"
 	".globl systrace_gate_syscall\n"
 	".hidden systrace_gate_syscall\n"
 	".type systrace_gate_syscall,@function\n"
 	"systrace_gate_syscall:\n"
-	"	mov %rdi,%rax\n"
-	"	mov %rsi,%rdi\n"
-	"	mov %rdx,%rsi\n"
-	"	mov %rcx,%rdx\n"
-	"	mov %r8,%r10\n"
-	"	mov %r9,%r8\n"
-	"	mov 8(%rsp),%r9\n"
+	SYSCALL_ARGS
 	"	movabs $" STRINGIFY(SYSTRACE_GATE_HEX) ",%r11\n"
 	"	jmp *%r11\n"
 	".size systrace_gate_syscall,.-systrace_gate_syscall\n");
