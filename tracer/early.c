@@ -25,40 +25,47 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
-/* Single-steps t until its trap, counting the stops on the way (a seccomp stop
- * when it makes a traced call). False if something else came (a signal, its
- * death): t is put back as in saved and its status waits in patching's queue. */
-static bool step(struct thread *t, const struct user_regs_struct *saved, struct user_regs_struct *regs, bool *held)
+/* Signals that came while t was made to call for the tracer: held back, and sent
+ * again once t is back at its first instruction (the event loop then sees them). */
+struct held_back {
+	int sig[8];
+	unsigned n;
+};
+
+/* Single-steps t until its trap, counting the stops on the way (a seccomp stop when
+ * it makes a traced call, a signal, which is held back). False if t died meanwhile:
+ * its status waits in patching's queue. */
+static bool step(struct thread *t, struct user_regs_struct *regs, struct held_back *sigs, bool *gone)
 {
-	int status;
+	int status, sig = 0;
 	pid_t got;
 
-	if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0) < 0)
-		return false;
 	for (;;) {
+		if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0) < 0)
+			return false;
 		/* placement.c's timer interrupts the wait: the thread still comes back */
 		while ((got = waitpid(t->tid, &status, __WALL)) < 0 && errno == EINTR)
 			;
 		if (got != t->tid)
 			return false;
 		count_stop(t->img, STOP_OTHER);
-		if (!WIFSTOPPED(status) || (status >> 16 != PTRACE_EVENT_SECCOMP && status >> 16 != PTRACE_EVENT_STOP))
-			break;
-		ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0);
+		if (!WIFSTOPPED(status) || status >> 16 == PTRACE_EVENT_EXIT) {
+			patching_hold(t->tid, status);
+			*gone = true;
+			return false;
+		}
+		sig = WSTOPSIG(status);
+		if (status >> 16 == 0 && sig == SIGTRAP)
+			return ptrace(PTRACE_GETREGS, t->tid, 0, regs) == 0;
+		if (status >> 16 == 0 && sigs->n < sizeof(sigs->sig) / sizeof(sigs->sig[0]))
+			sigs->sig[sigs->n++] = sig;
 	}
-	if (WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP && ptrace(PTRACE_GETREGS, t->tid, 0, regs) == 0)
-		return true;
-	if (WIFSTOPPED(status))
-		ptrace(PTRACE_SETREGS, t->tid, 0, saved);
-	patching_hold(t->tid, status);
-	*held = true;
-	return false;
 }
 
 /* Makes t run the syscall instruction at `at` with nr and args, stepping over it
  * (a call at the gate stops once, one elsewhere twice: its seccomp stop first). */
 static bool call_in(struct thread *t, const struct user_regs_struct *saved, uint64_t at, long nr,
-		    const uint64_t args[6], uint64_t *ret, bool *held)
+		    const uint64_t args[6], uint64_t *ret, struct held_back *sigs, bool *gone)
 {
 	struct user_regs_struct regs = *saved;
 
@@ -70,7 +77,7 @@ static bool call_in(struct thread *t, const struct user_regs_struct *saved, uint
 	regs.r10 = args[3];
 	regs.r8 = args[4];
 	regs.r9 = args[5];
-	if (ptrace(PTRACE_SETREGS, t->tid, 0, &regs) < 0 || !step(t, saved, &regs, held))
+	if (ptrace(PTRACE_SETREGS, t->tid, 0, &regs) < 0 || !step(t, &regs, sigs, gone))
 		return false;
 	*ret = regs.rax;
 	return regs.rax < (uint64_t)-4095;
@@ -118,7 +125,8 @@ static uint64_t loader_syscall(struct thread *t)
 /* open, mmap the gate and the region, close, and mmap stub memory near the loader,
  * made by t; the region's base, or 0. The path is written below the stack pointer
  * (past the red zone; nothing of the program is there yet). */
-static uint64_t map_for(struct thread *t, const struct user_regs_struct *saved, uint64_t site, uint64_t *area, bool *held)
+static uint64_t map_for(struct thread *t, const struct user_regs_struct *saved, uint64_t site, uint64_t *area,
+			struct held_back *sigs, bool *gone)
 {
 	char path[64];
 	uint64_t at = (saved->rsp - 1024) & ~(uint64_t)15, fd, gate, region = 0, ret;
@@ -126,25 +134,33 @@ static uint64_t map_for(struct thread *t, const struct user_regs_struct *saved, 
 
 	local.iov_len = remote.iov_len = (size_t)snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(), region_fd()) + 1;
 	if (process_vm_writev(t->tid, &local, 1, &remote, 1, 0) != (ssize_t)local.iov_len
-	    || !call_in(t, saved, site, SYS_open, (uint64_t[6]){ at, O_RDWR | O_CLOEXEC }, &fd, held))
+	    || !call_in(t, saved, site, SYS_open, (uint64_t[6]){ at, O_RDWR | O_CLOEXEC }, &fd, sigs, gone))
 		return 0;
 	if (!call_in(t, saved, site, SYS_mmap,
 		     (uint64_t[6]){ SYSTRACE_GATE_ADDR, REGION_GATE_SIZE, PROT_READ | PROT_EXEC,
-				    MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0 }, &gate, held) || gate != SYSTRACE_GATE_ADDR) {
-		if (!*held)
-			call_in(t, saved, site, SYS_close, (uint64_t[6]){ fd }, &ret, held);
+				    MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0 }, &gate, sigs, gone) || gate != SYSTRACE_GATE_ADDR) {
+		if (!*gone)
+			call_in(t, saved, site, SYS_close, (uint64_t[6]){ fd }, &ret, sigs, gone);
 		return 0;
 	}
 	/* from here on at the gate: one stop each */
 	call_in(t, saved, SYSTRACE_GATE_ADDR, SYS_mmap,
-		(uint64_t[6]){ 0, region_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0 }, &region, held);
-	if (!*held)
-		call_in(t, saved, SYSTRACE_GATE_ADDR, SYS_close, (uint64_t[6]){ fd }, &ret, held);
-	if (!*held && !call_in(t, saved, SYSTRACE_GATE_ADDR, SYS_mmap,
+		(uint64_t[6]){ 0, region_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0 }, &region, sigs, gone);
+	if (!*gone)
+		call_in(t, saved, SYSTRACE_GATE_ADDR, SYS_close, (uint64_t[6]){ fd }, &ret, sigs, gone);
+	if (!*gone && !call_in(t, saved, SYSTRACE_GATE_ADDR, SYS_mmap,
 			       (uint64_t[6]){ 0, PATCH_AREA_SIZE, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
-					      (uint64_t)-1, 0 }, area, held))
+					      (uint64_t)-1, 0 }, area, sigs, gone))
 		*area = 0;
-	return *held ? 0 : region;
+	return *gone ? 0 : region;
+}
+
+/* Sends the held-back signals again; whether t is to be resumed. */
+static bool resend(const struct thread *t, const struct held_back *sigs, bool gone)
+{
+	for (unsigned i = 0; i < sigs->n; i++)
+		syscall(SYS_tgkill, t->img->rec.pid, t->tid, sigs->sig[i]);
+	return !gone;
 }
 
 bool early_on_exec(struct thread *t)
@@ -152,19 +168,20 @@ bool early_on_exec(struct thread *t)
 	struct addr_space *as = t->img->as;
 	struct user_regs_struct saved;
 	uint64_t site, region, area = 0;
-	bool held = false;
+	struct held_back sigs = { .n = 0 };
+	bool gone = false;
 
 	if (!library_enabled() || ptrace(PTRACE_GETREGS, t->tid, 0, &saved) < 0 || !find_loader(t, saved.rip)
 	    || !patching_plan_known_at(t, saved.rip) || !(site = loader_syscall(t)))
 		return true;
 	/* the exec event comes inside execve: a first step only returns from it */
-	if (!step(t, &saved, &saved, &held))
-		return !held;
+	if (!step(t, &saved, &sigs, &gone))
+		return resend(t, &sigs, gone);
 	if ((t->slot = region_slot_take()) < 0)
-		return true;
-	region = map_for(t, &saved, site, &area, &held);
-	if (held)
-		return false; /* the event loop has t now, as it was before */
+		return resend(t, &sigs, gone);
+	region = map_for(t, &saved, site, &area, &sigs, &gone);
+	if (gone)
+		return false; /* the event loop has t's death now */
 	if (region && area && as_within_reach(area, as->loader_start) && as_within_reach(area, as->loader_end)) {
 		as->region_base = region;
 		as->mapped_at_exec = true;
@@ -177,5 +194,5 @@ bool early_on_exec(struct thread *t)
 	ptrace(PTRACE_SETREGS, t->tid, 0, &saved);
 	if (as->mapped_at_exec)
 		patching_apply_planned(t, as);
-	return true;
+	return resend(t, &sigs, gone);
 }
