@@ -193,6 +193,6 @@ bool early_on_exec(struct thread *t)
 	}
 	ptrace(PTRACE_SETREGS, t->tid, 0, &saved);
 	if (as->mapped_at_exec)
-		patching_apply_planned(t, as);
+		patching_apply_planned(t, as, 0);
 	return resend(t, &sigs, gone);
 }

@@ -491,14 +491,27 @@ static void add_known(void *arg, const struct site_record *named, const struct p
 	s->syscall = plan->nr >= 0 ? syscall_index(ABI_X86_64, plan->nr) : SITE_SYSCALL_VARIES;
 	p->plan = *plan;
 	p->planned = true;
-	if (as_within_reach(st->room, plan->start) && as_within_reach(st->room, plan->end))
-		return;
-	if (!st->far_hi) {
-		st->far_lo = plan->start;
-		st->far_hi = plan->end;
-	} else if (as_within_reach(st->far_lo, plan->end) && as_within_reach(st->far_hi, plan->start)) {
-		st->far_lo = plan->start < st->far_lo ? plan->start : st->far_lo;
-		st->far_hi = plan->end > st->far_hi ? plan->end : st->far_hi;
+}
+
+/* The range of the sites planned and not written that lie out of reach of room
+ * (the executable's, far from the shared libraries), as far as one area can serve. */
+static void far_sites(struct start_sites *st)
+{
+	const struct addr_space *as = st->as;
+
+	for (size_t i = 0; i < as->sites.n; i++) {
+		const struct patch_plan *plan = &as->patches[i].plan;
+
+		if (!as->patches[i].planned || as->sites.sites[i].state
+		    || (as_within_reach(st->room, plan->start) && as_within_reach(st->room, plan->end)))
+			continue;
+		if (!st->far_hi) {
+			st->far_lo = plan->start;
+			st->far_hi = plan->end;
+		} else if (as_within_reach(st->far_lo, plan->end) && as_within_reach(st->far_hi, plan->start)) {
+			st->far_lo = plan->start < st->far_lo ? plan->start : st->far_lo;
+			st->far_hi = plan->end > st->far_hi ? plan->end : st->far_hi;
+		}
 	}
 }
 
@@ -511,7 +524,10 @@ uint64_t patching_start_prepare(struct thread *t, uint64_t library_code)
 		return 0;
 	if (prepatch)
 		objects_for_each_new_syscall(t->tid, learn_ahead, &t->tid);
-	if (!objects_for_each_known(t->tid, add_known, &st) || !st.far_hi)
+	if (!objects_for_each_known(t->tid, add_known, &st))
+		return 0;
+	far_sites(&st);
+	if (!st.far_hi)
 		return 0;
 	return proc_maps_gap_near(t->tid, st.far_lo, st.far_hi, PATCH_AREA_SIZE, AS_REACH, &at) ? at : 0;
 }
@@ -584,9 +600,9 @@ static size_t keep_unchanged(pid_t pid, struct patch **list, size_t n, uint8_t (
 }
 
 /* Writes every site planned but not patched in t's memory, which t has to itself
- * (nothing else runs the bytes being written); a site that cannot be waits for its
- * trap, as a new site would. */
-void patching_apply_planned(struct thread *t, struct addr_space *as)
+ * (nothing else runs the bytes being written), but one whose bytes hold t's rip:
+ * `avoid`, or 0; a site that cannot be waits for its trap, as a new site would. */
+void patching_apply_planned(struct thread *t, struct addr_space *as, uint64_t avoid)
 {
 	uint64_t began = now_ns(), cost;
 	struct patch **list = malloc((as->sites.n + 1) * sizeof(*list));
@@ -611,7 +627,8 @@ void patching_apply_planned(struct thread *t, struct addr_space *as)
 		size_t len;
 
 		/* sorted: a site of the batch can only overlap the one before it */
-		if (!at || p->plan.start < last_end || (had_patches && as_site_overlapping(as, p->plan.start, p->plan.end))
+		if (!at || p->plan.start < last_end || (avoid > p->plan.start && avoid < p->plan.end)
+		    || (had_patches && as_site_overlapping(as, p->plan.start, p->plan.end))
 		    || !build_patch(as, s, p, at, stub, &len, jump)) {
 			s->state = NULL;
 			continue;
@@ -642,7 +659,7 @@ void patching_start_apply(struct thread *t, uint64_t room, uint64_t room_size, u
 		as_add_area(as, room, room_size);
 	if (area)
 		as_add_area(as, area, PATCH_AREA_SIZE);
-	patching_apply_planned(t, as);
+	patching_apply_planned(t, as, 0);
 }
 
 size_t patching_plan_known_at(struct thread *t, uint64_t addr)
@@ -669,7 +686,9 @@ static void learn_early(struct thread *t, struct addr_space *as, uint64_t site, 
 }
 
 /* At the first trap in an object (loaded by dlopen, or whose sites other processes
- * patched since): everything known of it at once, when t is alone in its memory. */
+ * patched since; or libc's before the library is ready, when the gate was mapped at
+ * exec): everything known of it at once, when t is alone in its memory. t stands
+ * right after the syscall at site. */
 static void apply_known_at(struct thread *t, struct addr_space *as, uint64_t site)
 {
 	struct start_sites st = { .as = as, .room = site };
@@ -679,7 +698,30 @@ static void apply_known_at(struct thread *t, struct addr_space *as, uint64_t sit
 		return;
 	objects_for_each_known_at(t->tid, site, add_known, &st);
 	if (as->sites.n > before)
-		patching_apply_planned(t, as);
+		patching_apply_planned(t, as, site + 2);
+}
+
+/* A trap before the library is ready. Its site is planned for the images to come
+ * (the loader's; and any, once this image has the gate from exec). With the gate
+ * there, and t alone: at the first such trap, every site known in the objects mapped
+ * by then (libc: the loader has done its work when its first call stops, at
+ * arch_prctl), and later the known sites of the object trapped in. */
+static void on_early_call(struct thread *t, struct addr_space *as, uint64_t site, long nr)
+{
+	bool in_loader = site >= as->loader_start && site < as->loader_end;
+	struct start_sites st = { .as = as, .room = site };
+
+	if (in_loader || as->mapped_at_exec)
+		learn_early(t, as, site, nr);
+	if (!as->mapped_at_exec || as->gs_taken || !patching_alone(t))
+		return;
+	if (!as->walked_known) {
+		as->walked_known = true;
+		objects_for_each_known(t->tid, add_known, &st);
+		patching_apply_planned(t, as, site + 2);
+	} else if (!in_loader) {
+		apply_known_at(t, as, site);
+	}
 }
 
 enum patch_result patching_on_call(struct thread *t, uint64_t site, bool at_stub, long nr)
@@ -693,8 +735,7 @@ enum patch_result patching_on_call(struct thread *t, uint64_t site, bool at_stub
 	if (mode == PATCH_OFF || site == as->library_site)
 		return PATCH_RESUME;
 	if (!t->img->ready) {
-		if (site >= as->loader_start && site < as->loader_end)
-			learn_early(t, as, site, nr);
+		on_early_call(t, as, site, nr);
 		return PATCH_RESUME;
 	}
 	s = as_site(as, site, &p);

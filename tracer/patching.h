@@ -56,8 +56,9 @@ uint64_t patching_start_prepare(struct thread *t, uint64_t library_code);
 void patching_start_apply(struct thread *t, uint64_t room, uint64_t room_size, uint64_t area);
 /* Plans, in t's memory, the sites known in the object mapped at addr; how many. */
 size_t patching_plan_known_at(struct thread *t, uint64_t addr);
-/* Writes every site planned and not yet patched in the memory t has to itself. */
-void patching_apply_planned(struct thread *t, struct addr_space *as);
+/* Writes every site planned and not yet patched in the memory t has to itself, but
+ * one whose bytes hold avoid (t's rip; 0 for none). */
+void patching_apply_planned(struct thread *t, struct addr_space *as, uint64_t avoid);
 /* Keeps a status that waitpid gave while the tracer waited for another (a thread
  * killed in the middle of a patch) for the event loop (patching_take_held). */
 void patching_hold(pid_t tid, int status);

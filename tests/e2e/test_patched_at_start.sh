@@ -6,7 +6,8 @@
 #  - both processes exit 0 (each checks its own results: registers, red zone,
 #    returns, handlers, children);
 #  - the calls of the two processes together, per syscall name (the shell's own
-#    left out), are exactly twice those of a run of the program alone;
+#    left out), are exactly twice those of a run of the program alone (but futex:
+#    how often threads wait for each other is timing, not construction);
 #  - each hot site named is patched in the second process with all its calls
 #    in-process and none ptraced: it was patched at start, not at a trap;
 #  - the second process's summary shows patches known from the first.
@@ -55,7 +56,7 @@ root = [p for p in procs if p["ppid"] not in pids][0]
 shell = {(p["pid"], p["image"]) for p in procs if p["exe"] == root["exe"]}
 alone = counts(once, lambda pid, image: True)
 both = counts(twice, lambda pid, image: (pid, image) not in shell)
-for sc in sorted(set(alone) | set(both)):
+for sc in sorted((set(alone) | set(both)) - {"futex"}):
     if both.get(sc, 0) != 2 * alone.get(sc, 0):
         print(f"    {name}: {sc}: {both.get(sc, 0)} calls in the two processes, {alone.get(sc, 0)} alone (expected twice that)")
         ok = False
