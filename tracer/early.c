@@ -182,10 +182,13 @@ bool early_on_exec(struct thread *t)
 	region = map_for(t, &saved, site, &area, &sigs, &gone);
 	if (gone)
 		return false; /* the event loop has t's death now */
-	if (region && area && as_within_reach(area, as->loader_start) && as_within_reach(area, as->loader_end)) {
+	/* with gate and region there, the library must not map them again, even when
+	 * the stub memory is out of the loader's reach (its sites then wait) */
+	if (region) {
 		as->region_base = region;
 		as->mapped_at_exec = true;
-		as_add_area(as, area, PATCH_AREA_SIZE);
+		if (area && as_within_reach(area, as->loader_start) && as_within_reach(area, as->loader_end))
+			as_add_area(as, area, PATCH_AREA_SIZE);
 		saved.gs_base = region + region_slot_offset(t->slot);
 	} else {
 		region_slot_release(t->slot);
