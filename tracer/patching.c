@@ -41,7 +41,7 @@ static bool prepatch;
  * All are rare in a run but munmap, which is under 1% of a build's calls. */
 static const char *const slow_names[] = {
 	"rt_sigreturn", "clone", "clone3", "fork", "vfork", "execve", "execveat", "munmap",
-	"exit", "exit_group", "sched_setaffinity", "sched_getaffinity", "arch_prctl",
+	"exit", "sched_setaffinity", "sched_getaffinity", "arch_prctl",
 };
 #define NSLOW (sizeof(slow_names) / sizeof(slow_names[0]))
 static int slow_nrs[NSLOW];
