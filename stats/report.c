@@ -77,7 +77,8 @@ int report_open(struct report *r, const char *dir, char *err, size_t errlen)
 	for (int i = 0; i < REPORT_FILES; i++) {
 		char *path = path_in(r, i, true);
 
-		r->file[i] = fopen(path, "w");
+		/* close-on-exec: the traced command must not inherit them */
+		r->file[i] = fopen(path, "we");
 		free(path);
 		if (!r->file[i]) {
 			snprintf(err, errlen, "cannot write to output folder '%s': %s", dir, strerror(errno));

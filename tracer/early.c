@@ -16,6 +16,7 @@
 #include "gate.h"
 #include "library.h"
 #include "patching.h"
+#include "procfs.h"
 #include "proc_maps.h"
 #include "region.h"
 #include "shared_region.h"
@@ -31,6 +32,14 @@ struct held_back {
 	int sig[8];
 	unsigned n;
 };
+
+/* Whether t's SIGTRAP is the step's (the kernel's), not one sent to it. */
+static bool from_kernel(pid_t tid)
+{
+	siginfo_t si;
+
+	return ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 && si.si_code > 0;
+}
 
 /* Single-steps t until its trap, counting the stops on the way (a seccomp stop when
  * it makes a traced call, a signal, which is held back). False if t died meanwhile:
@@ -55,7 +64,7 @@ static bool step(struct thread *t, struct user_regs_struct *regs, struct held_ba
 			return false;
 		}
 		sig = WSTOPSIG(status);
-		if (status >> 16 == 0 && sig == SIGTRAP)
+		if (status >> 16 == 0 && sig == SIGTRAP && from_kernel(t->tid))
 			return ptrace(PTRACE_GETREGS, t->tid, 0, regs) == 0;
 		if (status >> 16 == 0 && sigs->n < sizeof(sigs->sig) / sizeof(sigs->sig[0]))
 			sigs->sig[sigs->n++] = sig;
@@ -144,15 +153,33 @@ static uint64_t map_for(struct thread *t, const struct user_regs_struct *saved, 
 		return 0;
 	}
 	/* from here on at the gate: one stop each */
-	call_in(t, saved, SYSTRACE_GATE_ADDR, SYS_mmap,
-		(uint64_t[6]){ 0, region_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0 }, &region, sigs, gone);
+	if (!call_in(t, saved, SYSTRACE_GATE_ADDR, SYS_mmap,
+		     (uint64_t[6]){ 0, region_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0 }, &region, sigs, gone))
+		region = 0;
 	if (!*gone)
 		call_in(t, saved, SYSTRACE_GATE_ADDR, SYS_close, (uint64_t[6]){ fd }, &ret, sigs, gone);
-	if (!*gone && !call_in(t, saved, SYSTRACE_GATE_ADDR, SYS_mmap,
-			       (uint64_t[6]){ 0, PATCH_AREA_SIZE, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
-					      (uint64_t)-1, 0 }, area, sigs, gone))
+	/* no region (an address-space limit): the gate goes too, for the library to
+	 * find the address free and say why it cannot come up */
+	if (!*gone && !region)
+		call_in(t, saved, SYSTRACE_GATE_ADDR, SYS_munmap, (uint64_t[6]){ SYSTRACE_GATE_ADDR, REGION_GATE_SIZE },
+			&ret, sigs, gone);
+	if (!*gone && region
+	    && !call_in(t, saved, SYSTRACE_GATE_ADDR, SYS_mmap,
+			(uint64_t[6]){ 0, PATCH_AREA_SIZE, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+				       (uint64_t)-1, 0 }, area, sigs, gone))
 		*area = 0;
 	return *gone ? 0 : region;
+}
+
+/* Each step ends in a SIGTRAP the kernel forces, which would reset an ignored
+ * SIGTRAP to its default and unblock a blocked one (both survive exec): with it
+ * ignored the image goes without (rare); its blocked mask is kept to be put back. */
+static bool trap_untouched(pid_t tid, uint64_t *blocked)
+{
+	uint64_t ignored;
+
+	return procfs_status_u64(tid, "SigIgn", 16, &ignored) && !((ignored >> (SIGTRAP - 1)) & 1)
+	       && ptrace(PTRACE_GETSIGMASK, tid, sizeof(*blocked), blocked) == 0;
 }
 
 /* Sends the held-back signals again; whether t is to be resumed. */
@@ -170,9 +197,10 @@ bool early_on_exec(struct thread *t)
 	uint64_t site, region, area = 0;
 	struct held_back sigs = { .n = 0 };
 	bool gone = false;
+	uint64_t blocked;
 
 	if (!library_enabled() || ptrace(PTRACE_GETREGS, t->tid, 0, &saved) < 0 || !find_loader(t, saved.rip)
-	    || !patching_plan_known_at(t, saved.rip) || !(site = loader_syscall(t)))
+	    || !patching_plan_known_at(t, saved.rip) || !(site = loader_syscall(t)) || !trap_untouched(t->tid, &blocked))
 		return true;
 	/* the exec event comes inside execve: a first step only returns from it */
 	if (!step(t, &saved, &sigs, &gone))
@@ -195,6 +223,7 @@ bool early_on_exec(struct thread *t)
 		t->slot = -1;
 	}
 	ptrace(PTRACE_SETREGS, t->tid, 0, &saved);
+	ptrace(PTRACE_SETSIGMASK, t->tid, sizeof(blocked), &blocked);
 	if (as->mapped_at_exec)
 		patching_apply_planned(t, as, 0);
 	return resend(t, &sigs, gone);

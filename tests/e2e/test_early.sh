@@ -8,7 +8,13 @@
 #  - a preloaded constructor that runs before ours forks a child that loads a
 #    library (the loader's sites in a second process, its own slot);
 #  - one that starts a thread that loads a library (a second thread, its own slot).
-# Each program checks itself (exit 0) and the counts equal strace's.
+# Each program checks itself (exit 0) and the counts equal strace's. And what the
+# set-up at exec must leave as it was:
+#  - inherited_state: a blocked or ignored SIGTRAP (the steps end in SIGTRAPs the
+#    kernel forces), the blocked mask, and no descriptor of systrace's (its output
+#    files, the region) visible to the program before or after the exec;
+#  - an image under an address-space limit the region does not fit in runs, on the
+#    ptrace path (library region-unreachable), exactly counted.
 . "$(dirname "$0")/lib.sh"
 P=$PROGRAMS
 require_library
@@ -45,4 +51,24 @@ PY
 fi
 run fork_before_ready "exit_group=3" "$LIB:$P/fork_in_constructor_preload.so"
 run thread_before_ready "exit_group=2 exit=1" "$LIB:$P/thread_in_constructor_preload.so"
+for how in ignore block; do
+	echo "== inherited_state $how"
+	st_run_mode default "$T/state_$how" sh -c 'true; "$0" "$1"' "$P/inherited_state" "$how"
+	if [ "$ST_STATUS" -ne 0 ]; then
+		check_problem "inherited_state $how: exited $ST_STATUS under systrace (0 natively): the exec's set-up changed what it inherits"
+		sed 's/^/    out| /' "$T/state_$how.out"
+	fi
+done
+
+echo "== an address-space limit the region does not fit in"
+st_run_mode default "$T/limit" sh -c 'true; ulimit -v 80000; exec "$0" 100' "$P/getppid_loop"
+if [ "$ST_STATUS" -ne 0 ]; then
+	check_problem "getppid_loop under ulimit -v: exited $ST_STATUS (0 natively)"
+	st_show_err "$T/limit"
+elif [ -f "$T/limit/processes.csv" ]; then
+	csvtool library "$T/limit" region-unreachable /getppid_loop >/dev/null ||
+		check_problem "getppid_loop under ulimit -v: its library is not region-unreachable (csvtool.py library $T/limit region-unreachable /getppid_loop says why)"
+	# the shell's own getppid (for $PPID), then the program's
+	expect_rows "$T/limit" getppid "1 100" "getppid_loop under ulimit -v"
+fi
 finish
