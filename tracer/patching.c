@@ -469,17 +469,16 @@ static enum patch_result apply(struct thread *t, struct addr_space *as, struct s
 }
 
 /* The sites known from earlier processes, added planned to a new image's memory. */
-struct start_sites {
-	struct addr_space *as;
-	uint64_t room;             /* near the library's stub room */
-	uint64_t far_lo, far_hi;   /* the sites out of its reach (the executable's) */
+/* The sites out of reach of the library's stub room (the executable's). */
+struct far_range {
+	uint64_t lo, hi;
 };
 
+/* objects_known_fn: the site planned in the address space arg, unless decided. */
 static void add_known(void *arg, const struct site_record *named, const struct patch_plan *plan)
 {
-	struct start_sites *st = arg;
 	struct patch *p;
-	struct site_record *s = as_site(st->as, named->addr, &p);
+	struct site_record *s = as_site(arg, named->addr, &p);
 
 	if (s->state || p->planned)
 		return;
@@ -495,41 +494,41 @@ static void add_known(void *arg, const struct site_record *named, const struct p
 
 /* The range of the sites planned and not written that lie out of reach of room
  * (the executable's, far from the shared libraries), as far as one area can serve. */
-static void far_sites(struct start_sites *st)
+static struct far_range far_sites(const struct addr_space *as, uint64_t room)
 {
-	const struct addr_space *as = st->as;
+	struct far_range far = { 0, 0 };
 
 	for (size_t i = 0; i < as->sites.n; i++) {
 		const struct patch_plan *plan = &as->patches[i].plan;
 
 		if (!as->patches[i].planned || as->sites.sites[i].state
-		    || (as_within_reach(st->room, plan->start) && as_within_reach(st->room, plan->end)))
+		    || (as_within_reach(room, plan->start) && as_within_reach(room, plan->end)))
 			continue;
-		if (!st->far_hi) {
-			st->far_lo = plan->start;
-			st->far_hi = plan->end;
-		} else if (as_within_reach(st->far_lo, plan->end) && as_within_reach(st->far_hi, plan->start)) {
-			st->far_lo = plan->start < st->far_lo ? plan->start : st->far_lo;
-			st->far_hi = plan->end > st->far_hi ? plan->end : st->far_hi;
+		if (!far.hi) {
+			far = (struct far_range){ plan->start, plan->end };
+		} else if (as_within_reach(far.lo, plan->end) && as_within_reach(far.hi, plan->start)) {
+			far.lo = plan->start < far.lo ? plan->start : far.lo;
+			far.hi = plan->end > far.hi ? plan->end : far.hi;
 		}
 	}
+	return far;
 }
 
 uint64_t patching_start_prepare(struct thread *t, uint64_t library_code)
 {
-	struct start_sites st = { .as = t->img->as, .room = library_code };
+	struct far_range far;
 	uint64_t at;
 
 	if (mode == PATCH_OFF)
 		return 0;
 	if (prepatch)
 		objects_for_each_new_syscall(t->tid, learn_ahead, &t->tid);
-	if (!objects_for_each_known(t->tid, add_known, &st))
+	if (!objects_for_each_known(t->tid, add_known, t->img->as))
 		return 0;
-	far_sites(&st);
-	if (!st.far_hi)
+	far = far_sites(t->img->as, library_code);
+	if (!far.hi)
 		return 0;
-	return proc_maps_gap_near(t->tid, st.far_lo, st.far_hi, PATCH_AREA_SIZE, AS_REACH, &at) ? at : 0;
+	return proc_maps_gap_near(t->tid, far.lo, far.hi, PATCH_AREA_SIZE, AS_REACH, &at) ? at : 0;
 }
 
 static int by_start(const void *a, const void *b)
@@ -664,11 +663,11 @@ void patching_start_apply(struct thread *t, uint64_t room, uint64_t room_size, u
 
 size_t patching_plan_known_at(struct thread *t, uint64_t addr)
 {
-	struct start_sites st = { .as = t->img->as, .room = addr };
-	size_t before = st.as->sites.n;
+	struct addr_space *as = t->img->as;
+	size_t before = as->sites.n;
 
-	objects_for_each_known_at(t->tid, addr, add_known, &st);
-	return st.as->sites.n - before;
+	objects_for_each_known_at(t->tid, addr, add_known, as);
+	return as->sites.n - before;
 }
 
 /* A trap in the loader before the library is ready: the site is planned and kept
@@ -691,12 +690,11 @@ static void learn_early(struct thread *t, struct addr_space *as, uint64_t site, 
  * right after the syscall at site. */
 static void apply_known_at(struct thread *t, struct addr_space *as, uint64_t site)
 {
-	struct start_sites st = { .as = as, .room = site };
 	size_t before = as->sites.n;
 
 	if (!patching_alone(t))
 		return;
-	objects_for_each_known_at(t->tid, site, add_known, &st);
+	objects_for_each_known_at(t->tid, site, add_known, as);
 	if (as->sites.n > before)
 		patching_apply_planned(t, as, site + 2);
 }
@@ -709,7 +707,6 @@ static void apply_known_at(struct thread *t, struct addr_space *as, uint64_t sit
 static void on_early_call(struct thread *t, struct addr_space *as, uint64_t site, long nr)
 {
 	bool in_loader = site >= as->loader_start && site < as->loader_end;
-	struct start_sites st = { .as = as, .room = site };
 
 	if (in_loader || as->mapped_at_exec)
 		learn_early(t, as, site, nr);
@@ -717,7 +714,7 @@ static void on_early_call(struct thread *t, struct addr_space *as, uint64_t site
 		return;
 	if (!as->walked_known) {
 		as->walked_known = true;
-		objects_for_each_known(t->tid, add_known, &st);
+		objects_for_each_known(t->tid, add_known, as);
 		patching_apply_planned(t, as, site + 2);
 	} else if (!in_loader) {
 		apply_known_at(t, as, site);
