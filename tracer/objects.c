@@ -24,6 +24,8 @@ struct object {
 	enum { SCAN_NOT_YET, SCAN_DONE, SCAN_FAILED } scanned;
 	struct patch_plan *known;  /* sites patched in some process, in ELF addresses */
 	size_t nknown, cap_known;
+	struct refusal { uint64_t vaddr; const char *state; } *refused; /* and those refused */
+	size_t nrefused, cap_refused;
 	bool swept_for_prepatch;
 	struct object *next;
 };
@@ -214,6 +216,29 @@ void objects_learn(const struct code_object *code, const struct patch_plan *plan
 	shift_plan(k, -code->bias);
 }
 
+void objects_learn_refusal(const struct code_object *code, uint64_t addr, const char *state)
+{
+	struct object *o = code->object;
+
+	if (o->nrefused == o->cap_refused) {
+		o->cap_refused = o->cap_refused ? 2 * o->cap_refused : 16;
+		o->refused = realloc(o->refused, o->cap_refused * sizeof(*o->refused));
+		if (!o->refused)
+			abort();
+	}
+	o->refused[o->nrefused++] = (struct refusal){ addr - code->bias, state };
+}
+
+const char *objects_refusal(const struct code_object *code, uint64_t addr)
+{
+	const struct object *o = code->object;
+
+	for (size_t i = 0; i < o->nrefused; i++)
+		if (o->refused[i].vaddr == addr - code->bias)
+			return o->refused[i].state;
+	return NULL;
+}
+
 /* The known sites of the object mapped at e that lie in e. */
 static void known_in(pid_t tid, const struct map_entry *e, objects_known_fn *fn, void *arg)
 {
@@ -306,6 +331,7 @@ void objects_free_all(void)
 			elf_object_free(&o->elf);
 			code_scan_free(&o->scan);
 			free(o->known);
+			free(o->refused);
 			free(o->path);
 			free(o);
 		}

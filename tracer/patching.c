@@ -137,14 +137,23 @@ static const char *plan_site(struct thread *t, struct addr_space *as, struct sit
 	struct code_object code;
 	const char *reason = objects_code_of(t->tid, s, &code);
 
-	if (reason || (reason = plan_in(t->tid, &code, s->addr, &p->plan)))
+	if (reason)
 		return unpatchable(reason);
+	/* refused in an earlier process: the same code, the same answer */
+	if ((reason = objects_refusal(&code, s->addr)))
+		return reason;
+	if ((reason = plan_in(t->tid, &code, s->addr, &p->plan)) || (reason = slow_state(p->plan.nr))) {
+		const char *state = strncmp(reason, "unpatchable:", 12) == 0 ? reason : unpatchable(reason);
+
+		/* (a process gone mid-read says nothing of the code) */
+		if (strcmp(reason, "unreadable-code") != 0)
+			objects_learn_refusal(&code, s->addr, state);
+		return state;
+	}
 	if (as_site_overlapping(as, p->plan.start, p->plan.end))
 		return unpatchable("overlaps-patch");
 	if (p->plan.nr >= 0 && p->plan.nr != nr)
 		return unpatchable("number-mismatch");
-	if ((reason = slow_state(p->plan.nr)))
-		return reason;
 	s->syscall = p->plan.nr >= 0 ? syscall_index(ABI_X86_64, p->plan.nr) : SITE_SYSCALL_VARIES;
 	objects_learn(&code, &p->plan);
 	return NULL;

@@ -10,7 +10,9 @@
 #    how often threads wait for each other is timing, not construction);
 #  - each hot site named is patched in the second process with all its calls
 #    in-process and none ptraced: it was patched at start, not at a trap;
-#  - the second process's summary shows patches known from the first.
+#  - the second process's summary shows patches known from the first;
+#  - a site the first process could not patch is refused in the second for the same
+#    reason (what the tracer learned of the code, kept, not planned again).
 . "$(dirname "$0")/lib.sh"
 P=$PROGRAMS
 require_library
@@ -84,6 +86,14 @@ for sym in symbols:
                   f"ptraced {r['ptraced']}, inprocess {r['inprocess']} (expected patched at start: "
                   f"patched, 0 ptraced, calls in-process)")
             ok = False
+_, pid1, image1 = tops[0]
+first = {(r["object"], r["offset"]): r["state"] for r in csvtool.load_sites(twice)
+         if (r["pid"], r["image"]) == (pid1, image1)}
+for r in rows:
+    was = first.get((r["object"], r["offset"]), "")
+    if was.startswith("unpatchable:") and r["state"] != was:
+        print(f"    {name}: site {r['symbol']} was {was} in the first process, {r['state']} in the second")
+        ok = False
 sys.exit(0 if ok else 1)
 PY
 }
@@ -94,6 +104,7 @@ twice regs "regs_fixed regs_runtime" "$P/regs" 10000
 twice race_threads "race_site" "$P/race_threads" 8 2000
 twice blocked_threads "before_read after_read" "$P/blocked_threads" 2000
 twice syscall_ret_next "srn_getpid srn_getppid_a" "$P/syscall_ret_next" 2000
+twice branch_into "bb_before" "$P/branch_into" 2000
 twice jit "" "$P/jit" 2000
 twice sigsys "syscall" "$P/sigsys" 20000 300
 twice clone_stack "" "$P/clone_stack" 2000
