@@ -27,7 +27,7 @@ static const char *const syscalls_header[] = {
 };
 static const char *const sites_header[] = {
 	"pid", "image", "object", "offset", "symbol", "syscall", "state", "ptraced",
-	"inprocess", "address", "patch_ns", "break_even", NULL
+	"inprocess", "address", "patch_ns", "break_even", "amortized", NULL
 };
 static const char *const *const headers[REPORT_FILES] = {
 	[REPORT_PROCESSES] = processes_header,
@@ -195,6 +195,10 @@ static void write_site_rows(struct csv_writer *w, const struct image_record *img
 		write_optional(w, s->patch_ns, s->patch_ns);
 		write_optional(w, s->patch_ns && t->costs_known,
 			       amortization_break_even(s->patch_ns, t->saving_per_call_ns));
+		if (s->patch_ns && t->costs_known)
+			csv_str(w, amortization_paid_off(s->patch_ns, t->saving_per_call_ns, s->inprocess) ? "yes" : "no");
+		else
+			csv_empty(w);
 		csv_end_row(w);
 	}
 }

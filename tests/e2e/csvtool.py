@@ -329,17 +329,25 @@ def check_amortization(summary, procs, sites, problems):
     total = sum(to_int(r["patches_not_amortized"], "processes.csv patches_not_amortized") for r in procs)
     if total != summary["patches_not_amortized"]:
         problems.append(f"summary patches_not_amortized={summary['patches_not_amortized']} but its column sums to {total}")
+    unpaid_rows = collections.Counter((r["pid"], r["image"]) for r in sites if r["amortized"] == "no")
     for r in procs:
         if to_int(r["patches_not_amortized"], "patches_not_amortized") > to_int(r["patches_written"], "patches_written"):
             problems.append(f"processes.csv pid {r['pid']} image {r['image']}: more patches not amortized than written")
+        # its rows that did not pay, and the patches it wrote whose sites never ran
+        if unpaid_rows[(r["pid"], r["image"])] > int(r["patches_not_amortized"]):
+            problems.append(f"processes.csv pid {r['pid']} image {r['image']}: patches_not_amortized "
+                            f"{r['patches_not_amortized']} but {unpaid_rows[(r['pid'], r['image'])]} rows of sites.csv say amortized=no")
     for r in sites:
         if r["patch_ns"] == "":
-            if r["break_even"] != "":
-                problems.append(f"sites.csv {r['address']}: a break_even without a patch_ns")
+            if r["break_even"] != "" or r["amortized"] != "":
+                problems.append(f"sites.csv {r['address']}: a break_even or amortized without a patch_ns")
             continue
         want = -(-int(r["patch_ns"]) // saving)
         if int(r["break_even"]) != want:
             problems.append(f"sites.csv {r['address']}: break_even {r['break_even']} but ceil({r['patch_ns']} / {saving}) = {want}")
+        paid = "yes" if int(r["inprocess"]) >= want else "no"
+        if r["amortized"] != paid:
+            problems.append(f"sites.csv {r['address']}: amortized {r['amortized']!r} but {r['inprocess']} in-process calls against a break-even of {want}")
 
 
 def check_consistency(d, patch_off=True):
