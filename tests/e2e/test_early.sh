@@ -7,7 +7,10 @@
 #    none ptraced, and their calls are early;
 #  - a preloaded constructor that runs before ours forks a child that loads a
 #    library (the loader's sites in a second process, its own slot);
-#  - one that starts a thread that loads a library (a second thread, its own slot).
+#  - one that starts a thread that loads a library (a second thread, its own slot);
+#  - one that takes %gs for itself (arch_prctl ARCH_SET_GS) and then loads a library:
+#    the patches written at exec go first, its gs block stays untouched, the image
+#    stays on the ptrace path (library program-sets-gs).
 # Each program checks itself (exit 0) and the counts equal strace's. And what the
 # set-up at exec must leave as it was:
 #  - inherited_state: a blocked or ignored SIGTRAP (the steps end in SIGTRAPs the
@@ -50,6 +53,10 @@ sys.exit(1 if bad else 0)
 PY
 fi
 run fork_before_ready "exit_group=3" "$LIB:$P/fork_in_constructor_preload.so"
+if run sets_gs_before_ready "exit_group=2" "$LIB:$P/sets_gs_early_preload.so"; then
+	csvtool library "$T/sets_gs_before_ready" program-sets-gs /getppid_loop >/dev/null ||
+		check_problem "sets_gs_before_ready: getppid_loop's library is not program-sets-gs"
+fi
 # (munmap left out: the thread's malloc arena is an aligned 64 MiB heap carved out of
 # a larger mmap, whose excess takes one munmap or two as the address falls: ASLR)
 run thread_before_ready "exit_group=2 exit=1 munmap=?" "$LIB:$P/thread_in_constructor_preload.so"
