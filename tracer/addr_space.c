@@ -45,7 +45,6 @@ struct addr_space *as_fork(const struct addr_space *parent)
 	}
 	as->next_counter = parent->next_counter;
 	as->npatched = parent->npatched;
-	as->patched_known = parent->patched_known;
 	as->region_base = parent->region_base;
 	as->mapped_at_exec = parent->mapped_at_exec;
 	as->gs_taken = parent->gs_taken;

@@ -42,7 +42,6 @@ struct addr_space {
 	size_t nareas;
 	int next_counter;
 	unsigned npatched;
-	unsigned patched_known;    /* of them, known from other processes (written in batches) */
 	uint64_t region_base;      /* where the library (or early.c) mapped the region */
 	bool mapped_at_exec;       /* early.c mapped gate and region at the first instruction */
 	bool gs_taken;             /* the program set its own %gs base: no counting here */

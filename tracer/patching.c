@@ -654,7 +654,6 @@ void patching_apply_planned(struct thread *t, struct addr_space *as, uint64_t av
 		list[i]->cost_ns = cost ? cost : 1;
 		list[i]->known = true;
 	}
-	as->patched_known += done;
 	free(list);
 	free(now);
 }
