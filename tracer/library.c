@@ -346,8 +346,9 @@ static void on_ready(struct thread *t, uint64_t ready_addr)
 	img->rec.instrument += r.gate_calls;
 	img->rec.library = status_names[status];
 	img->as->region_base = r.region_base;
-	/* what stubs written at exec counted so far was early */
-	if (t->slot >= 0)
+	/* what stubs written at exec counted so far was early (without them the slot,
+	 * taken at HELLO, is still empty: nothing to read) */
+	if (img->as->mapped_at_exec && t->slot >= 0)
 		take_counts(t, true);
 	/* a thread that exists already would run the stubs with no slot of its own */
 	if (img->as->gs_taken) {
