@@ -52,6 +52,12 @@ $(BUILD)/systrace: $(call obj,plain,tracer/main.c $(LIB_SRC) $(GEN_SRC))
 $(BUILD)/asan/systrace: $(call obj,asan,tracer/main.c $(LIB_SRC) $(GEN_SRC))
 	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(LIBS)
 
+# The analyses after the run: stats/ alone, threads for the converter.
+$(BUILD)/systrace-stats: $(call obj,plain,tools/systrace-stats.c $(STATS_SRC) $(GEN_SRC))
+	$(CC) $(CFLAGS) -pthread -o $@ $^ -lm
+$(BUILD)/asan/systrace-stats: $(call obj,asan,tools/systrace-stats.c $(STATS_SRC) $(GEN_SRC))
+	$(CC) $(CFLAGS) $(SANITIZE) -pthread -o $@ $^ -lm
+
 # The preloaded library: libc's getenv and nothing else, no sanitizers (it runs in
 # every traced process), one obvious file. Two segments (code, data) and no RELRO:
 # the loader's every mmap and mprotect for it is a ptrace stop in every process.
