@@ -284,10 +284,19 @@ static void count_exec(struct thread *t, int64_t ret)
 }
 
 /* The exit of the calls resumed with PTRACE_SYSCALL: execve, and the affinity calls. */
-static void on_syscall_exit(struct thread *t)
+static void on_syscall_exit(struct thread *t, bool interrupted)
 {
 	struct __ptrace_syscall_info info = { 0 }; /* zeroed: valgrind does not know this request writes it */
 
+	/* patching.c's interrupt, taken by this stop (no stop event follows): a
+	 * call that gave up for it is made again, as at that event */
+	if (interrupted) {
+		restart_note_interrupt(t, true);
+		if (t->restart == RESTART_NEXT) {
+			resume(t->tid, PTRACE_CONT, 0);
+			return;
+		}
+	}
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) > 0
 	    && info.op == PTRACE_SYSCALL_INFO_EXIT) {
 		if (!restart_is_code(info.exit.rval))
@@ -467,6 +476,7 @@ static void dispatch(pid_t tid, int status)
 {
 	struct thread *t = thread_find(tid);
 	int event = (unsigned)status >> 16, sig;
+	bool interrupted;
 
 	result->ptrace_stops++;
 	if (t && t->gone) {
@@ -487,6 +497,8 @@ static void dispatch(pid_t tid, int status)
 		t = children_on_unknown_stop(tid);
 	placement_note_stop(t, monotonic_ns());
 	sig = WSTOPSIG(status);
+	interrupted = t->interrupted;
+	t->interrupted = false;
 	if (!t->img) {
 		/* a thread that vanished before it could be placed: let it go its way */
 		resume(tid, PTRACE_CONT, event == 0 && sig != (SIGTRAP | 0x80) ? sig : 0);
@@ -504,7 +516,7 @@ static void dispatch(pid_t tid, int status)
 	case PTRACE_EVENT_STOP: on_stop_event(t, sig); break;
 	default:
 		if (sig == (SIGTRAP | 0x80))
-			on_syscall_exit(t);
+			on_syscall_exit(t, interrupted);
 		else /* a signal on its way: deliver it as it would be without us */
 			on_signal(t, sig);
 	}

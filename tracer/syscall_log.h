@@ -33,6 +33,9 @@ void syscall_log_unfinished(struct thread *t, bool has_ret, int64_t ret);
 void syscall_log_drain(struct thread *t);
 /* The same, asked by t's log routine: its buffer is full. */
 void syscall_log_flush(struct thread *t);
+/* Stores ret into t's in-process entry whose mark is mark, if it is still in the
+ * buffer (for a thread taken out of the log routine by a signal: tracer/patching.c). */
+void syscall_log_set_result(struct thread *t, uint64_t mark, int64_t ret);
 /* Writes what is buffered and closes the files; false with a message. */
 bool syscall_log_close(struct syscall_log_stats *st, char *err, size_t errlen);
 
