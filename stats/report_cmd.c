@@ -1,12 +1,10 @@
 /* systrace-stats report: the analyses of an output folder's CSV files, as aligned
  * text sections or as one CSV table (--csv --table NAME). */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "analyses.h"
 #include "commands.h"
@@ -421,14 +419,7 @@ static void write_libc_csv(const struct report_options *o, const struct loaded_r
 
 static int load_run(const struct report_options *o, struct loaded_run *r, char *err, size_t errlen)
 {
-	struct stat st;
-
 	memset(r, 0, sizeof(*r));
-	errno = 0;
-	if (stat(o->dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "%s: %s", o->dir, errno ? strerror(errno) : "not a folder");
-		return -1;
-	}
 	if (process_table_load(&r->processes, o->dir, err, errlen) < 0)
 		return -1;
 	if (summary_table_load(&r->summary, o->dir, err, errlen) < 0)

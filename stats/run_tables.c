@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "csv_read.h"
 #include "string_map.h"
@@ -179,9 +180,16 @@ int process_table_load(struct process_table *t, const char *dir, char *err, size
 	int fixed[P_FIXED], counted[PC_COUNTS];
 	const char *counted_names[PC_COUNTS + 1] = { NULL };
 	size_t cap = 0;
+	struct stat st;
 	int got;
 
 	memset(t, 0, sizeof(*t));
+	/* the folder first: "no such folder" says more than a missing file in it */
+	errno = 0;
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: %s", dir, errno ? strerror(errno) : "not a folder");
+		return -1;
+	}
 	for (int c = 0; c < PC_COUNTS; c++)
 		counted_names[c] = process_count_columns[c].csv_name;
 	if (table_open(&tf, dir, "processes.csv", err, errlen) < 0)
