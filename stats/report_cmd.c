@@ -247,11 +247,14 @@ static void print_run_text(const struct loaded_run *r, const char *dir)
 	const struct summary_table *s = &r->summary;
 
 	printf("systrace report of %s\n\n== Run\n", dir);
+	uint64_t wall_ns = 0;
+
+	parse_count(figure(s, "wall_ns"), &wall_ns);
 	printf("processes %zu, syscalls %s (ptraced %s, in-process %s; early %s), ptrace stops %s "
-	       "(lifecycle %s, early %s, late %s), wall %s ns\n",
+	       "(lifecycle %s, early %s, late %s), wall %" PRIu64 ".%03" PRIu64 " ms\n",
 	       r->processes.n, figure(s, "syscalls"), figure(s, "syscalls_ptraced"), figure(s, "syscalls_inprocess"),
 	       figure(s, "syscalls_early"), figure(s, "ptrace_stops"), figure(s, "ptrace_stops_lifecycle"),
-	       figure(s, "ptrace_stops_early"), figure(s, "ptrace_stops_late"), figure(s, "wall_ns"));
+	       figure(s, "ptrace_stops_early"), figure(s, "ptrace_stops_late"), wall_ns / 1000000, wall_ns / 1000 % 1000);
 	printf("measured costs: a stop %s ns, an in-process call %s ns, saving per call %s ns; "
 	       "mean patch %s ns, break-even %s calls\n",
 	       figure(s, "stop_cost_ns"), figure(s, "inprocess_cost_ns"), figure(s, "saving_per_call_ns"),
