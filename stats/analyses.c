@@ -1,28 +1,10 @@
 #include "analyses.h"
 
+#include "command_args.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static char *copy(const char *s)
-{
-	char *c = strdup(s);
-
-	if (!c)
-		abort();
-	return c;
-}
-
-static void *grow_array(void *array, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return array;
-	*cap = *cap ? *cap * 2 : 64;
-	array = realloc(array, *cap * size);
-	if (!array)
-		abort();
-	return array;
-}
 
 void amortization_init(struct amortization_analysis *a, const struct process_table *t, uint64_t short_ns)
 {
@@ -37,22 +19,15 @@ void amortization_init(struct amortization_analysis *a, const struct process_tab
 			a->short_processes++;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 void symbol_function(const char *symbol, const char *object, char *buf, size_t len)
 {
 	/* the name ends at its offset (+0x..) or symbol version (@@GLIBC_..) */
 	int name_len = (int)strcspn(symbol, "+@");
 
 	if (name_len == 0)
-		snprintf(buf, len, "(no symbol) (%s)", *object ? base_name(object) : "?");
+		snprintf(buf, len, "(no symbol) (%s)", *object ? run_base_name(object) : "?");
 	else
-		snprintf(buf, len, "%.*s (%s)", name_len, symbol, *object ? base_name(object) : "?");
+		snprintf(buf, len, "%.*s (%s)", name_len, symbol, *object ? run_base_name(object) : "?");
 }
 
 static void add_unpaid_site(struct amortization_analysis *a, const struct site_row *s)
@@ -66,7 +41,7 @@ static void add_unpaid_site(struct amortization_analysis *a, const struct site_r
 	if (i == (size_t)-1) {
 		a->sites = grow_array(a->sites, &a->sites_cap, a->nsites, sizeof(*a->sites));
 		i = a->nsites++;
-		a->sites[i] = (struct unpaid_site){ copy(s->object), copy(s->offset), copy(s->symbol), copy(s->syscall),
+		a->sites[i] = (struct unpaid_site){ copy_string(s->object), copy_string(s->offset), copy_string(s->symbol), copy_string(s->syscall),
 						    0, 0, 0, 0 };
 		string_map_put(&a->site_index, key, i);
 	}
@@ -85,7 +60,7 @@ static void add_candidate(struct candidate_table *c, const char *function, const
 	if (i == (size_t)-1) {
 		c->rows = grow_array(c->rows, &c->cap, c->n, sizeof(*c->rows));
 		i = c->n++;
-		c->rows[i] = (struct hook_candidate){ copy(function), 0, 0, 0, (size_t)-1 };
+		c->rows[i] = (struct hook_candidate){ copy_string(function), 0, 0, 0, (size_t)-1 };
 		string_map_put(&c->index, function, i);
 	}
 	h = &c->rows[i];

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "command_args.h"
 #include "commands.h"
 #include "html_page.h"
 #include "json_write.h"
@@ -57,9 +58,9 @@ static void write_data(FILE *o, const char *dir, const struct process_table *t, 
 	for (size_t i = 0; i < s->n; i++) {
 		if (i)
 			putc(',', o);
-		json_string(o, s->keys[i]);
+		json_string(o, s->entries[i].key);
 		putc(':', o);
-		json_string(o, s->values[i]);
+		json_string(o, s->entries[i].value);
 	}
 	fputs("},\n", o);
 	write_exes(o, t, exe_of);
@@ -89,7 +90,7 @@ int html_main(int argc, char **argv)
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
-	const char *output = NULL;
+	const char *output = NULL, *dir;
 	struct process_table t;
 	struct summary_table s;
 	char err[4096];
@@ -108,16 +109,13 @@ int html_main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "systrace-stats html: %s\n", optind == argc ? "no DIR given" : "one DIR only");
-		html_usage(stderr);
+	if (command_dir_operand("html", argc, argv, html_usage, &dir) >= 0)
 		return 2;
-	}
-	if (process_table_load(&t, argv[optind], err, sizeof(err)) < 0) {
+	if (process_table_load(&t, dir, err, sizeof(err)) < 0) {
 		fprintf(stderr, "systrace-stats html: %s\n", err);
 		return 1;
 	}
-	if (summary_table_load(&s, argv[optind], err, sizeof(err)) < 0) {
+	if (summary_table_load(&s, dir, err, sizeof(err)) < 0) {
 		fprintf(stderr, "systrace-stats html: %s\n", err);
 		process_table_free(&t);
 		return 1;
@@ -127,7 +125,7 @@ int html_main(int argc, char **argv)
 		failed = 1;
 	} else {
 		fputs(html_page_head, out);
-		write_data(out, argv[optind], &t, &s);
+		write_data(out, dir, &t, &s);
 		fputs(html_page_tail, out);
 		failed = fflush(out) != 0 || ferror(out);
 		if (failed)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyses.h"
+#include "command_args.h"
 #include "commands.h"
 #include "csv.h"
 #include "run_tables.h"
@@ -144,13 +145,7 @@ static int parse_report_options(int argc, char **argv, struct report_options *o)
 			return 2;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "systrace-stats report: %s\n", optind == argc ? "no DIR given" : "one DIR only");
-		report_usage(stderr);
-		return 2;
-	}
-	o->dir = argv[optind];
-	return -1;
+	return command_dir_operand("report", argc, argv, report_usage, &o->dir);
 }
 
 /* One cell of the process table as text (row SIZE_MAX: the totals). */

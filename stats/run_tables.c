@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "command_args.h"
 #include "csv_read.h"
 #include "string_map.h"
 
@@ -23,6 +24,13 @@ const struct process_count_column process_count_columns[PC_COUNTS] = {
 	[PC_PATCHES_NOT_AMORTIZED] = { "patches_not_amortized", "patches_not_amortized" },
 	[PC_PATCH_NS] = { "patch_ns", "patch_ns" },
 };
+
+const char *run_base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
 
 char *run_file_path(const char *dir, const char *name)
 {
@@ -137,15 +145,6 @@ static int signed_field(struct table_file *tf, int col, const char *name, int64_
 	return 0;
 }
 
-static char *copy(const char *s)
-{
-	char *c = strdup(s);
-
-	if (!c)
-		abort();
-	return c;
-}
-
 enum { P_PID, P_IMAGE, P_PPID, P_EXE, P_START, P_END, P_EXIT, P_FIXED };
 static const char *const process_fixed_names[] = { "pid", "image", "ppid", "exe", "start_ns", "end_ns", "exit", NULL };
 
@@ -168,8 +167,8 @@ static int read_process_row(struct table_file *tf, const int *fixed, const int *
 			 tf->reader.line, p->end_ns, p->start_ns);
 		return -1;
 	}
-	p->exe = copy(f[fixed[P_EXE]]);
-	p->exit = copy(f[fixed[P_EXIT]]);
+	p->exe = copy_string(f[fixed[P_EXE]]);
+	p->exit = copy_string(f[fixed[P_EXIT]]);
 	p->line = tf->reader.line;
 	return 0;
 }
@@ -206,12 +205,7 @@ int process_table_load(struct process_table *t, const char *dir, char *err, size
 			got = -1;
 			break;
 		}
-		if (t->n == cap) {
-			cap = cap ? cap * 2 : 256;
-			t->rows = realloc(t->rows, cap * sizeof(*t->rows));
-			if (!t->rows)
-				abort();
-		}
+		t->rows = grow_array(t->rows, &cap, t->n, sizeof(*t->rows));
 		if (!t->n || p.start_ns < t->earliest_start_ns)
 			t->earliest_start_ns = p.start_ns;
 		if (p.end_ns > t->latest_end_ns)
@@ -251,15 +245,9 @@ int summary_table_load(struct summary_table *s, const char *dir, char *err, size
 		return -1;
 	}
 	while ((got = table_next(&tf, err, errlen)) == 1) {
-		if (s->n == cap) {
-			cap = cap ? cap * 2 : 64;
-			s->keys = realloc(s->keys, cap * sizeof(*s->keys));
-			s->values = realloc(s->values, cap * sizeof(*s->values));
-			if (!s->keys || !s->values)
-				abort();
-		}
-		s->keys[s->n] = copy(tf.reader.fields[cols[0]]);
-		s->values[s->n++] = copy(tf.reader.fields[cols[1]]);
+		s->entries = grow_array(s->entries, &cap, s->n, sizeof(*s->entries));
+		s->entries[s->n].key = copy_string(tf.reader.fields[cols[0]]);
+		s->entries[s->n++].value = copy_string(tf.reader.fields[cols[1]]);
 	}
 	table_close(&tf);
 	if (got < 0) {
@@ -272,19 +260,18 @@ int summary_table_load(struct summary_table *s, const char *dir, char *err, size
 const char *summary_value(const struct summary_table *s, const char *key)
 {
 	for (size_t i = 0; i < s->n; i++)
-		if (!strcmp(s->keys[i], key))
-			return s->values[i];
+		if (!strcmp(s->entries[i].key, key))
+			return s->entries[i].value;
 	return NULL;
 }
 
 void summary_table_free(struct summary_table *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
-		free(s->keys[i]);
-		free(s->values[i]);
+		free(s->entries[i].key);
+		free(s->entries[i].value);
 	}
-	free(s->keys);
-	free(s->values);
+	free(s->entries);
 	memset(s, 0, sizeof(*s));
 }
 

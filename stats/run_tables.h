@@ -38,8 +38,12 @@ struct process_table {
 };
 
 /* summary.csv: metric -> value as written (empty when not measured). */
+struct summary_entry {
+	char *key, *value;
+};
+
 struct summary_table {
-	char **keys, **values;
+	struct summary_entry *entries;
 	size_t n;
 };
 
@@ -63,6 +67,8 @@ struct site_columns_present {
 	bool libc_function, patched_ns;
 };
 
+/* The last part of a path ("/usr/bin/ls" gives "ls"). */
+const char *run_base_name(const char *path);
 /* DIR/NAME as a new string. */
 char *run_file_path(const char *dir, const char *name);
 
