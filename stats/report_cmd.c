@@ -250,6 +250,10 @@ static void print_run_text(const struct loaded_run *r, const char *dir)
 	       r->processes.n, figure(s, "syscalls"), figure(s, "syscalls_ptraced"), figure(s, "syscalls_inprocess"),
 	       figure(s, "syscalls_early"), figure(s, "ptrace_stops"), figure(s, "ptrace_stops_lifecycle"),
 	       figure(s, "ptrace_stops_early"), figure(s, "ptrace_stops_late"), wall_ns / 1000000, wall_ns / 1000 % 1000);
+	if (!summary_value(s, "saving_per_call_ns") || !*summary_value(s, "saving_per_call_ns")) {
+		printf("measured costs: none in this run (--patch=off, or the measurement failed)\n");
+		return;
+	}
 	printf("measured costs: a stop %s ns, an in-process call %s ns, saving per call %s ns; "
 	       "mean patch %s ns, break-even %s calls\n",
 	       figure(s, "stop_cost_ns"), figure(s, "inprocess_cost_ns"), figure(s, "saving_per_call_ns"),
@@ -315,22 +319,6 @@ static void print_ranking_text(const struct report_options *o, const struct load
 		       c->rows[i].patch_ns, c->rows[i].function);
 }
 
-static const char *verdict_text(enum total_verdict v)
-{
-	switch (v) {
-	case TOTAL_EQUAL:
-		return "equal";
-	case TOTAL_DIFFERS:
-		return "DIFFERS";
-	case TOTAL_MISSING:
-		return "missing from summary.csv";
-	case TOTAL_EMPTY:
-		return "empty in summary.csv (not measured)";
-	default:
-		return "not a count in summary.csv";
-	}
-}
-
 static void warn_totals(const struct loaded_run *r, FILE *out, const char *prefix)
 {
 	for (int c = 0; c < TOTAL_CHECKS; c++) {
@@ -338,8 +326,13 @@ static void warn_totals(const struct loaded_run *r, FILE *out, const char *prefi
 
 		if (k->verdict == TOTAL_EQUAL || k->verdict == TOTAL_EMPTY)
 			continue;
-		fprintf(out, "%s%s: the rows of processes.csv sum to %" PRIu64 ", summary.csv says %" PRIu64 " (%s)\n",
-			prefix, k->key, k->rows_sum, k->summary, verdict_text(k->verdict));
+		if (k->verdict == TOTAL_DIFFERS)
+			fprintf(out, "%s%s: the rows of processes.csv sum to %" PRIu64 ", summary.csv says %" PRIu64 "\n",
+				prefix, k->key, k->rows_sum, k->summary);
+		else
+			fprintf(out, "%s%s: %s (the rows of processes.csv sum to %" PRIu64 ")\n", prefix, k->key,
+				k->verdict == TOTAL_MISSING ? "missing from summary.csv" : "not a count in summary.csv",
+				k->rows_sum);
 	}
 }
 
