@@ -160,7 +160,7 @@ void amortization_free(struct amortization_analysis *a)
 	memset(a, 0, sizeof(*a));
 }
 
-const char *const process_column_names[COL_COUNT] = {
+const char *const process_column_names[COL_COUNT + 1] = {
 	[COL_PID] = "pid",
 	[COL_IMAGE] = "image",
 	[COL_PPID] = "ppid",

@@ -67,7 +67,7 @@ enum process_column {
 	COL_UNPAID_SITES = COL_COUNT_FIRST + PC_COUNTS,
 	COL_EXIT, COL_EXE, COL_COUNT
 };
-extern const char *const process_column_names[COL_COUNT];
+extern const char *const process_column_names[COL_COUNT + 1]; /* NULL-terminated */
 int process_column_find(const char *name);
 bool process_column_is_text(int col);
 /* A numeric column's value (wall_ms in ns). */
