@@ -148,29 +148,22 @@ static int parse_report_options(int argc, char **argv, struct report_options *o)
 	return command_dir_operand("report", argc, argv, report_usage, &o->dir);
 }
 
-/* One cell of the process table as text (row SIZE_MAX: the totals). */
+/* One cell of the process table as text (row SIZE_MAX: the totals, which sum the
+ * counts and wall times and leave pid, image, ppid and the names out). */
 static void process_cell(char *buf, size_t len, const struct process_table *t, const uint64_t *unpaid, size_t row,
 			 int col, const uint64_t *totals)
 {
 	uint64_t v;
 
-	if (row == SIZE_MAX) {
-		if (col == COL_PID)
-			snprintf(buf, len, "TOTAL");
-		else if (col >= COL_COUNT_FIRST && col <= COL_UNPAID_SITES)
-			snprintf(buf, len, "%" PRIu64, totals[col]);
-		else if (col == COL_WALL_MS)
-			snprintf(buf, len, "%" PRIu64 ".%03" PRIu64, totals[COL_WALL_MS] / 1000000,
-				 totals[COL_WALL_MS] / 1000 % 1000);
-		else
-			buf[0] = '\0';
+	if (row == SIZE_MAX && col < COL_WALL_MS) {
+		snprintf(buf, len, "%s", col == COL_PID ? "TOTAL" : "");
 		return;
 	}
 	if (process_column_is_text(col)) {
-		snprintf(buf, len, "%s", process_text(t, row, col));
+		snprintf(buf, len, "%s", row == SIZE_MAX ? "" : process_text(t, row, col));
 		return;
 	}
-	v = process_number(t, unpaid, row, col);
+	v = row == SIZE_MAX ? totals[col] : process_number(t, unpaid, row, col);
 	if (col == COL_WALL_MS)
 		snprintf(buf, len, "%" PRIu64 ".%03" PRIu64, v / 1000000, v / 1000 % 1000);
 	else if (col == COL_PID || col == COL_PPID)
@@ -240,11 +233,10 @@ static const char *figure(const struct summary_table *s, const char *key)
 static void print_run_text(const struct loaded_run *r, const char *dir)
 {
 	const struct summary_table *s = &r->summary;
-
-	printf("systrace report of %s\n\n== Run\n", dir);
 	uint64_t wall_ns = 0;
 
 	parse_count(figure(s, "wall_ns"), &wall_ns);
+	printf("systrace report of %s\n\n== Run\n", dir);
 	printf("processes %zu, syscalls %s (ptraced %s, in-process %s; early %s), ptrace stops %s "
 	       "(lifecycle %s, early %s, late %s), wall %" PRIu64 ".%03" PRIu64 " ms\n",
 	       r->processes.n, figure(s, "syscalls"), figure(s, "syscalls_ptraced"), figure(s, "syscalls_inprocess"),
