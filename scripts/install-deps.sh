@@ -3,7 +3,8 @@
 # Called by the Makefile and by .ci/run; does nothing when all are present.
 set -e
 pc_modules="libelf capstone libunwind-ptrace check"
-tools="pkg-config strace python3"
+# chromium: the HTML report's test loads the page headless (tests/e2e/test_html_report.sh)
+tools="pkg-config strace python3 chromium"
 missing=0
 for t in $tools; do command -v "$t" >/dev/null 2>&1 || missing=1; done
 [ -x /usr/bin/time ] || missing=1 # the memory test measures with it
@@ -18,5 +19,5 @@ echo "install-deps: installing build dependencies with apt-get" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
-	pkg-config libelf-dev libcapstone-dev libunwind-dev check strace linux-libc-dev time python3 >/dev/null
+	pkg-config libelf-dev libcapstone-dev libunwind-dev check strace linux-libc-dev time python3 chromium >/dev/null
 pkg-config --exists $pc_modules

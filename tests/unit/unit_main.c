@@ -9,6 +9,8 @@ int main(void)
 	SRunner *runner = srunner_create(csv_suite());
 	int failed;
 
+	srunner_add_suite(runner, csv_read_suite());
+	srunner_add_suite(runner, analyses_suite());
 	srunner_add_suite(runner, summary_suite());
 	srunner_add_suite(runner, syscall_names_suite());
 	srunner_add_suite(runner, site_table_suite());
