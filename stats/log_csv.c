@@ -9,7 +9,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log_row.h"
 
 #define PROGRESS_INTERVAL_NS 250000000L
 
@@ -17,7 +16,7 @@
  * lock, and written when turn reaches i: writes follow file order. */
 struct conversion {
 	struct log_csv *c;
-	struct log_row_parts parts;
+	const struct log_row_parts *parts;
 	uint64_t chunk_entries, nchunks;
 	size_t buf_size;
 	pthread_mutex_t lock;
@@ -63,11 +62,11 @@ static void format_chunk(struct conversion *cv, uint64_t i, char *buf, struct ch
 	end = k->first + cv->chunk_entries < log->count ? k->first + cv->chunk_entries : log->count;
 	k->corrupt = false;
 	for (k->rows = 0; k->first + k->rows < end; k->rows++) {
-		if (!log_entry_check(log, k->first + k->rows, cv->parts.nsites, k->msg, sizeof(k->msg))) {
+		if (!log_entry_check(log, k->first + k->rows, cv->parts->nsites, k->msg, sizeof(k->msg))) {
 			k->corrupt = true;
 			break;
 		}
-		buf = log_row_put(&cv->parts, buf, &log->entries[k->first + k->rows]);
+		buf = log_row_put(cv->parts, buf, &log->entries[k->first + k->rows]);
 	}
 	k->end = buf;
 }
@@ -211,20 +210,16 @@ static int run_workers(struct conversion *cv, unsigned threads)
 
 int log_csv_write(struct log_csv *c, char *err, size_t errlen)
 {
-	struct conversion cv = { .c = c, .err = err, .errlen = errlen };
+	struct conversion cv = { .c = c, .parts = c->parts, .err = err, .errlen = errlen };
 	unsigned threads = c->threads ? c->threads : 1;
 	int status;
 
 	c->rows = 0;
 	c->write_failed = false;
-	if (log_row_parts_init(&cv.parts, c->sites) < 0) {
-		snprintf(err, errlen, "out of memory for the sites' and syscalls' names");
-		return -1;
-	}
 	cv.chunk_entries = c->chunk_entries ? c->chunk_entries : LOG_CSV_CHUNK_ENTRIES;
-	if (cv.chunk_entries * cv.parts.max_row > LOG_CSV_CHUNK_BYTES)
-		cv.chunk_entries = LOG_CSV_CHUNK_BYTES / cv.parts.max_row ? LOG_CSV_CHUNK_BYTES / cv.parts.max_row : 1;
-	cv.buf_size = cv.chunk_entries * cv.parts.max_row;
+	if (cv.chunk_entries * cv.parts->max_row > LOG_CSV_CHUNK_BYTES)
+		cv.chunk_entries = LOG_CSV_CHUNK_BYTES / cv.parts->max_row ? LOG_CSV_CHUNK_BYTES / cv.parts->max_row : 1;
+	cv.buf_size = cv.chunk_entries * cv.parts->max_row;
 	cv.nchunks = (c->log->count + cv.chunk_entries - 1) / cv.chunk_entries;
 	if (threads > cv.nchunks)
 		threads = cv.nchunks ? (unsigned)cv.nchunks : 1;
@@ -240,6 +235,5 @@ int log_csv_write(struct log_csv *c, char *err, size_t errlen)
 	c->rows = cv.rows;
 	pthread_cond_destroy(&cv.changed);
 	pthread_mutex_destroy(&cv.lock);
-	log_row_parts_free(&cv.parts);
 	return status;
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "log_file.h"
+#include "log_row.h"
 
 /* Entries a chunk holds, unless its rows could take more than LOG_CSV_CHUNK_BYTES
  * (long object paths): then fewer. A worker holds one chunk's rows at a time, so the
@@ -17,7 +18,7 @@
 
 struct log_csv {
 	const struct log_file *log;
-	const struct log_sites *sites;
+	const struct log_row_parts *parts; /* from the sites file (log_row_parts_init) */
 	int out;                /* file descriptor the CSV goes to, header first */
 	unsigned threads;       /* workers; 0 is 1 */
 	uint64_t chunk_entries; /* 0: the default above (tests set it small) */

@@ -22,16 +22,19 @@ static const struct log_sites sites = { site_rows, 4, NULL };
 static char *convert(struct log_csv *c, const void *data, size_t size, int *status, char *err, size_t errlen)
 {
 	struct log_file f;
+	struct log_row_parts parts;
 	FILE *out = tmpfile();
 	char *text;
 	long len;
 
 	ck_assert_ptr_nonnull(out);
 	ck_assert_int_ge(log_file_view(&f, data, size, err, errlen), 0);
+	ck_assert_int_eq(log_row_parts_init(&parts, &sites), 0);
 	c->log = &f;
-	c->sites = c->sites ? c->sites : &sites;
+	c->parts = &parts;
 	c->out = fileno(out);
 	*status = log_csv_write(c, err, errlen);
+	log_row_parts_free(&parts);
 	len = lseek(c->out, 0, SEEK_END);
 	text = calloc(1, (size_t)len + 1);
 	ck_assert_int_eq(pread(c->out, text, (size_t)len, 0), len);
@@ -196,13 +199,16 @@ START_TEST(write_errors_are_reported_as_such)
 	struct log_entry *entries = varied_entries(1000);
 	unsigned char *data = test_log(entries, 1000, &size);
 	struct log_file f;
-	struct log_csv c = { .log = &f, .sites = &sites, .threads = 2, .chunk_entries = 10 };
+	struct log_row_parts parts;
+	struct log_csv c = { .log = &f, .parts = &parts, .threads = 2, .chunk_entries = 10 };
 	char err[256];
 
 	c.out = open("/dev/full", O_WRONLY);
 	ck_assert_int_ge(c.out, 0);
 	ck_assert_int_eq(log_file_view(&f, data, size, err, sizeof(err)), 0);
+	ck_assert_int_eq(log_row_parts_init(&parts, &sites), 0);
 	ck_assert_int_eq(log_csv_write(&c, err, sizeof(err)), -1);
+	log_row_parts_free(&parts);
 	ck_assert(c.write_failed);
 	ck_assert_str_eq(err, "write: No space left on device");
 	close(c.out);
