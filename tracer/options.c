@@ -31,6 +31,8 @@ static void usage(FILE *f)
 	      "      --patch=MODE     off, single, unsafe or safe (default safe)\n"
 	      "      --prepatch       patch every site that can be at each image's start,\n"
 	      "                       not only those that ran in an earlier process\n"
+	      "      --log            also write the temporal log: an entry per syscall\n"
+	      "                       (syscall-log.bin; systrace-stats log2csv converts it)\n"
 	      "      --region-slots=N  threads alive at once that count in-process\n"
 	      "                       (default 4096; beyond, processes stop in the tracer)\n"
 	      "  -h, --help           show this help\n"
@@ -41,13 +43,14 @@ static void usage(FILE *f)
 
 enum options_result options_parse(struct options *o, int argc, char **argv)
 {
-	enum { OPT_STATS = 256, OPT_PATCH, OPT_PREPATCH, OPT_SLOTS, OPT_VERSION };
+	enum { OPT_STATS = 256, OPT_PATCH, OPT_PREPATCH, OPT_SLOTS, OPT_LOG, OPT_VERSION };
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "show-perf-stats", no_argument, NULL, OPT_STATS },
 		{ "patch", required_argument, NULL, OPT_PATCH },
 		{ "prepatch", no_argument, NULL, OPT_PREPATCH },
 		{ "region-slots", required_argument, NULL, OPT_SLOTS },
+		{ "log", no_argument, NULL, OPT_LOG },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -62,6 +65,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 		case 'o': o->output_dir = optarg; break;
 		case OPT_STATS: o->show_perf_stats = true; break;
 		case OPT_PREPATCH: o->prepatch = true; break;
+		case OPT_LOG: o->log = true; break;
 		case OPT_PATCH: {
 			size_t m;
 

@@ -7,6 +7,7 @@
 #include "library.h"
 #include "objects.h"
 #include "procfs.h"
+#include "syscall_log.h"
 
 #define THREAD_BUCKETS 4096
 static struct thread *threads[THREAD_BUCKETS];
@@ -112,8 +113,10 @@ void thread_detach(struct thread *t)
 {
 	struct image *img = t->img;
 
-	if (img)
+	if (img) {
+		syscall_log_unfinished(t, false, 0);
 		library_thread_ends(t);
+	}
 	t->img = NULL;
 	if (img && --img->refs == 0 && img->ended)
 		image_write(img);
