@@ -153,31 +153,43 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* Waits for the workers, reporting progress every PROGRESS_INTERVAL_NS if asked. */
+/* Under the lock: until the workers are done or, when progress is reported, the
+ * next report is due (the turn moves many times a second: not each move counts). */
+static void wait_for_workers(struct conversion *cv)
+{
+	struct timespec until;
+
+	if (!cv->c->progress) {
+		while (cv->running > 0)
+			pthread_cond_wait(&cv->changed, &cv->lock);
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += PROGRESS_INTERVAL_NS;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	while (cv->running > 0 && pthread_cond_timedwait(&cv->changed, &cv->lock, &until) != ETIMEDOUT)
+		;
+}
+
+/* Waits for the workers, reporting progress meanwhile if asked, and at the end. */
 static void await_workers(struct conversion *cv)
 {
-	pthread_mutex_lock(&cv->lock);
-	while (cv->running > 0) {
-		struct timespec until;
+	bool finished;
+
+	do {
 		uint64_t rows;
 
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += PROGRESS_INTERVAL_NS;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
-		if (cv->c->progress)
-			pthread_cond_timedwait(&cv->changed, &cv->lock, &until);
-		else
-			pthread_cond_wait(&cv->changed, &cv->lock);
+		pthread_mutex_lock(&cv->lock);
+		wait_for_workers(cv);
+		finished = cv->running == 0;
 		rows = cv->rows;
 		pthread_mutex_unlock(&cv->lock);
 		if (cv->c->progress)
 			cv->c->progress(cv->c->progress_arg, rows, cv->c->log->count);
-		pthread_mutex_lock(&cv->lock);
-	}
-	pthread_mutex_unlock(&cv->lock);
+	} while (!finished);
 }
 
 static int run_workers(struct conversion *cv, unsigned threads)

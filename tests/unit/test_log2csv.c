@@ -98,16 +98,26 @@ static size_t count_lines(const char *text)
 	return n;
 }
 
-/* count entries of every kind, in a pattern that does not repeat with chunk sizes */
-static struct log_entry *varied_entries(size_t count)
+/* A log of count entries of every kind, in a pattern that does not repeat with
+ * chunk sizes; its size in *size. */
+static unsigned char *varied_log(size_t count, size_t *size)
 {
 	struct log_entry *e = calloc(count, sizeof(*e));
+	unsigned char *data;
 
 	for (size_t i = 0; i < count; i++)
 		e[i] = test_entry(i * 1000 + i % 13, 100 + (int32_t)(i % 17), 100 + (int32_t)(i % 29),
 				  (uint16_t)(i * 7 % SYSCALL_INDEX_COUNT), (uint32_t)(i % 4), (uint8_t)(i % 8),
 				  (int64_t)(i % 5) - 2);
-	return e;
+	data = test_log(e, count, size);
+	free(e);
+	return data;
+}
+
+/* Entry i of a log made by test_log, to spoil. */
+static struct log_entry *entry_in(unsigned char *data, size_t i)
+{
+	return (struct log_entry *)(data + sizeof(struct log_header)) + i;
 }
 
 START_TEST(chunks_and_threads_do_not_change_the_output)
@@ -117,8 +127,7 @@ START_TEST(chunks_and_threads_do_not_change_the_output)
 		uint64_t chunk;
 	} runs[] = { { 1, 0 }, { 2, 0 }, { 1, 7 }, { 2, 7 }, { 2, 1 }, { 3, 64 }, { 2, 999 }, { 2, 1000 }, { 2, 1001 } };
 	size_t size;
-	struct log_entry *entries = varied_entries(1000);
-	unsigned char *data = test_log(entries, 1000, &size);
+	unsigned char *data = varied_log(1000, &size);
 	char err[256], *first = NULL;
 
 	for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
@@ -137,7 +146,6 @@ START_TEST(chunks_and_threads_do_not_change_the_output)
 	}
 	ck_assert_uint_eq(count_lines(first), 1001);
 	free(first);
-	free(entries);
 	free(data);
 }
 END_TEST
@@ -145,13 +153,11 @@ END_TEST
 START_TEST(corrupt_entry_stops_the_conversion)
 {
 	size_t size;
-	struct log_entry *entries = varied_entries(1000);
-	unsigned char *data;
+	unsigned char *data = varied_log(1000, &size);
 	char err[256];
 
-	entries[500].check = 0;
-	entries[700].pid = -1;
-	data = test_log(entries, 1000, &size);
+	entry_in(data, 500)->check = 0;
+	entry_in(data, 700)->pid = -1;
 	for (unsigned threads = 1; threads <= 2; threads++) {
 		struct log_csv c = { .threads = threads, .chunk_entries = 9 };
 		int status;
@@ -162,7 +168,6 @@ START_TEST(corrupt_entry_stops_the_conversion)
 		ck_assert_str_eq(err, "corrupt entry at byte offset 16064: check byte 0x00, expected 0xa5");
 		free(text);
 	}
-	free(entries);
 	free(data);
 }
 END_TEST
@@ -170,12 +175,10 @@ END_TEST
 START_TEST(salvage_keeps_the_rows_before_a_corrupt_entry)
 {
 	size_t size;
-	struct log_entry *entries = varied_entries(1000);
-	unsigned char *data;
+	unsigned char *data = varied_log(1000, &size);
 	char err[256];
 
-	entries[500].flags = 0x80;
-	data = test_log(entries, 1000, &size);
+	entry_in(data, 500)->flags = 0x80;
 	for (unsigned threads = 1; threads <= 2; threads++) {
 		struct log_csv c = { .threads = threads, .chunk_entries = 9, .keep_before_corrupt = true };
 		int status;
@@ -188,7 +191,6 @@ START_TEST(salvage_keeps_the_rows_before_a_corrupt_entry)
 		ck_assert(strstr(text, "\n499005,") && !strstr(text, "\n500006,")); /* t_ns of 499 and 500 */
 		free(text);
 	}
-	free(entries);
 	free(data);
 }
 END_TEST
@@ -196,8 +198,7 @@ END_TEST
 START_TEST(write_errors_are_reported_as_such)
 {
 	size_t size;
-	struct log_entry *entries = varied_entries(1000);
-	unsigned char *data = test_log(entries, 1000, &size);
+	unsigned char *data = varied_log(1000, &size);
 	struct log_file f;
 	struct log_row_parts parts;
 	struct log_csv c = { .log = &f, .parts = &parts, .threads = 2, .chunk_entries = 10 };
@@ -212,7 +213,6 @@ START_TEST(write_errors_are_reported_as_such)
 	ck_assert(c.write_failed);
 	ck_assert_str_eq(err, "write: No space left on device");
 	close(c.out);
-	free(entries);
 	free(data);
 }
 END_TEST
@@ -235,8 +235,7 @@ static void note_progress(void *arg, uint64_t rows, uint64_t total)
 START_TEST(progress_ends_at_the_total)
 {
 	size_t size;
-	struct log_entry *entries = varied_entries(1000);
-	unsigned char *data = test_log(entries, 1000, &size);
+	unsigned char *data = varied_log(1000, &size);
 	struct progress_seen seen = { 0 };
 	struct log_csv c = { .threads = 2, .chunk_entries = 3, .progress = note_progress, .progress_arg = &seen };
 	char err[256];
@@ -247,7 +246,6 @@ START_TEST(progress_ends_at_the_total)
 	ck_assert_uint_ge(seen.calls, 1);
 	ck_assert_uint_eq(seen.last_rows, 1000);
 	ck_assert_uint_eq(seen.total, 1000);
-	free(entries);
 	free(data);
 }
 END_TEST

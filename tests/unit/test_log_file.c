@@ -192,6 +192,16 @@ static void write_log(char *dir, char *path, size_t pathlen, size_t cut)
 	free(data);
 }
 
+/* That a call on path returned want, with the message "PATH: what". */
+static void expect_failure(int got, int want, const char *err, const char *path, const char *what)
+{
+	char expected[600];
+
+	snprintf(expected, sizeof(expected), "%s: %s", path, what);
+	ck_assert_int_eq(got, want);
+	ck_assert_str_eq(err, expected);
+}
+
 START_TEST(open_maps_a_good_file)
 {
 	char dir[] = "/tmp/test_log_file.XXXXXX", path[256], err[512];
@@ -211,17 +221,14 @@ END_TEST
 
 START_TEST(open_refuses_what_map_salvages)
 {
-	char dir[] = "/tmp/test_log_file.XXXXXX", path[256], err[512], expected[600];
+	static const char what[] = "truncated entry at byte offset 128 (31 of its 32 bytes; 2 whole entries before it)";
+	char dir[] = "/tmp/test_log_file.XXXXXX", path[256], err[512];
 	struct log_file f;
 
 	write_log(dir, path, sizeof(path), 1);
-	snprintf(expected, sizeof(expected),
-		 "%s: truncated entry at byte offset 128 (31 of its 32 bytes; 2 whole entries before it)", path);
-	ck_assert_int_eq(log_file_open(&f, path, err, sizeof(err)), -1);
-	ck_assert_str_eq(err, expected);
+	expect_failure(log_file_open(&f, path, err, sizeof(err)), -1, err, path, what);
 	ck_assert_ptr_null(f.header);
-	ck_assert_int_eq(log_file_map(&f, path, err, sizeof(err)), LOG_FILE_TRUNCATED);
-	ck_assert_str_eq(err, expected);
+	expect_failure(log_file_map(&f, path, err, sizeof(err)), LOG_FILE_TRUNCATED, err, path, what);
 	ck_assert_uint_eq(f.count, 2);
 	ck_assert_int_eq(f.entries[1].tid, 3);
 	log_file_close(&f);
@@ -232,19 +239,15 @@ END_TEST
 
 START_TEST(open_names_a_missing_or_empty_file)
 {
-	char dir[] = "/tmp/test_log_file.XXXXXX", path[256], err[512], expected[600];
+	char dir[] = "/tmp/test_log_file.XXXXXX", path[256], err[512];
 	struct log_file f;
 
 	write_log(dir, path, sizeof(path), 0);
 	ck_assert_int_eq(test_write_file(path, "", 0), 0);
-	snprintf(expected, sizeof(expected), "%s: truncated header: 0 bytes, a log starts with a 64-byte header",
-		 path);
-	ck_assert_int_eq(log_file_open(&f, path, err, sizeof(err)), -1);
-	ck_assert_str_eq(err, expected);
+	expect_failure(log_file_open(&f, path, err, sizeof(err)), -1, err, path,
+		       "truncated header: 0 bytes, a log starts with a 64-byte header");
 	unlink(path);
-	snprintf(expected, sizeof(expected), "%s: No such file or directory", path);
-	ck_assert_int_eq(log_file_map(&f, path, err, sizeof(err)), -1);
-	ck_assert_str_eq(err, expected);
+	expect_failure(log_file_map(&f, path, err, sizeof(err)), -1, err, path, "No such file or directory");
 	rmdir(dir);
 }
 END_TEST
