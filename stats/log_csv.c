@@ -56,13 +56,14 @@ struct chunk {
 static void format_chunk(struct conversion *cv, uint64_t i, char *buf, struct chunk *k)
 {
 	const struct log_file *log = cv->c->log;
+	uint32_t nsites = cv->c->any_site ? UINT32_MAX : cv->parts->nsites;
 	uint64_t end;
 
 	k->first = i * cv->chunk_entries;
 	end = k->first + cv->chunk_entries < log->count ? k->first + cv->chunk_entries : log->count;
 	k->corrupt = false;
 	for (k->rows = 0; k->first + k->rows < end; k->rows++) {
-		if (!log_entry_check(log, k->first + k->rows, cv->parts->nsites, k->msg, sizeof(k->msg))) {
+		if (!log_entry_check(log, k->first + k->rows, nsites, k->msg, sizeof(k->msg))) {
 			k->corrupt = true;
 			break;
 		}

@@ -23,6 +23,8 @@ struct log_csv {
 	unsigned threads;       /* workers; 0 is 1 */
 	uint64_t chunk_entries; /* 0: the default above (tests set it small) */
 	bool keep_before_corrupt; /* at a corrupt entry write the rows before it (--salvage) */
+	bool any_site;          /* a site past the sites file is no site, not corrupt (--salvage:
+				   a killed tracer loses the file's last rows) */
 	/* called by the caller's thread a few times a second while workers run */
 	void (*progress)(void *arg, uint64_t rows, uint64_t total);
 	void *progress_arg;

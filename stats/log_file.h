@@ -53,6 +53,10 @@ struct log_sites {
 
 /* Loads path; a missing file is an empty table. -1 with a message (file, line). */
 int log_sites_load(struct log_sites *s, const char *path, char *err, size_t errlen);
+/* log_sites_load that keeps the rows before a bad one (the end of a file a killed
+ * tracer left): 0, 1 with that row named in err, or -1 (a bad header, a site listed
+ * twice: nothing to free). */
+int log_sites_load_partial(struct log_sites *s, const char *path, char *err, size_t errlen);
 void log_sites_free(struct log_sites *s);
 
 #endif

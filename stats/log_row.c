@@ -141,6 +141,8 @@ static char *put_text(char *out, const char *text, size_t len)
 
 char *log_row_put(const struct log_row_parts *p, char *out, const struct log_entry *e)
 {
+	uint32_t site;
+
 	out = put_decimal(out, e->t_ns);
 	*out++ = ',';
 	out = put_decimal(out, (uint64_t)e->pid);
@@ -150,7 +152,8 @@ char *log_row_put(const struct log_row_parts *p, char *out, const struct log_ent
 	out = put_text(out, p->names + p->name_start[e->syscall],
 		       p->name_start[e->syscall + 1] - p->name_start[e->syscall]);
 	out = put_text(out, path_early[e->flags & 3].text, path_early[e->flags & 3].len);
-	out = put_text(out, p->sites + p->site_start[e->site], p->site_start[e->site + 1] - p->site_start[e->site]);
+	site = e->site < p->nsites ? e->site : 0;
+	out = put_text(out, p->sites + p->site_start[site], p->site_start[site + 1] - p->site_start[site]);
 	*out++ = ',';
 	if (e->flags & LOG_HAS_RET) {
 		if (e->ret < 0)

@@ -26,7 +26,7 @@ int log_row_parts_init(struct log_row_parts *p, const struct log_sites *sites);
 void log_row_parts_free(struct log_row_parts *p);
 
 /* Writes e's row at out, which has room for p->max_row bytes; returns its end. The
- * entry must have passed log_entry_check with p->nsites. */
+ * entry must have passed log_entry_check; a site past p->nsites prints as no site. */
 char *log_row_put(const struct log_row_parts *p, char *out, const struct log_entry *e);
 
 #endif

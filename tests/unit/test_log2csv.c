@@ -89,6 +89,27 @@ START_TEST(empty_log_is_the_header)
 }
 END_TEST
 
+START_TEST(sites_past_the_file_are_corrupt_or_no_site)
+{
+	const struct log_entry entries[] = { test_entry(1, 2, 3, 0, 9, 0, 0) };
+	size_t size;
+	unsigned char *data = test_log(entries, 1, &size);
+	struct log_csv strict = { .threads = 1 }, lenient = { .threads = 1, .any_site = true };
+	char err[256];
+	int status;
+	char *text = convert(&strict, data, size, &status, err, sizeof(err));
+
+	ck_assert_int_eq(status, -1);
+	ck_assert_str_eq(err, "corrupt entry at byte offset 64: site 9 not in the sites file (ids below 4)");
+	free(text);
+	text = convert(&lenient, data, size, &status, err, sizeof(err));
+	ck_assert_int_eq(status, 0);
+	ck_assert_str_eq(text, "t_ns,pid,tid,syscall,path,early,object,offset,ret\n1,2,3,read,ptraced,0,,,\n");
+	free(text);
+	free(data);
+}
+END_TEST
+
 static size_t count_lines(const char *text)
 {
 	size_t n = 0;
@@ -253,7 +274,7 @@ END_TEST
 Suite *log2csv_suite(void)
 {
 	return single_case_suite("log2csv", (const TTest *const[]){
-		rows_have_every_column, empty_log_is_the_header, chunks_and_threads_do_not_change_the_output,
+		rows_have_every_column, empty_log_is_the_header, sites_past_the_file_are_corrupt_or_no_site, chunks_and_threads_do_not_change_the_output,
 		corrupt_entry_stops_the_conversion, salvage_keeps_the_rows_before_a_corrupt_entry,
 		write_errors_are_reported_as_such, progress_ends_at_the_total, NULL });
 }
