@@ -9,7 +9,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
 #define PROGRESS_INTERVAL_NS 250000000L
 
 /* What the workers share. Chunk i is taken by one worker, formatted without the
@@ -99,7 +98,7 @@ static void stop_with(struct conversion *cv, int status, const char *msg)
 static void write_in_turn(struct conversion *cv, uint64_t i, const char *buf, const struct chunk *k)
 {
 	bool keep = !k->corrupt || cv->c->keep_before_corrupt;
-	int written = 0;
+	int written = 0, error = 0;
 	char why[160];
 
 	pthread_mutex_lock(&cv->lock);
@@ -113,11 +112,12 @@ static void write_in_turn(struct conversion *cv, uint64_t i, const char *buf, co
 	/* the turn holder alone writes, so outside the lock */
 	if (keep)
 		written = write_all(cv->c->out, buf, (size_t)(k->end - buf));
+	error = errno;
 	if (keep && written == 0)
 		release_converted(cv, k->first + k->rows);
 	pthread_mutex_lock(&cv->lock);
 	if (written < 0) {
-		snprintf(why, sizeof(why), "write: %s", strerror(errno));
+		snprintf(why, sizeof(why), "write: %s", strerror(error));
 		cv->c->write_failed = !cv->stop;
 		stop_with(cv, -1, why);
 	} else {
