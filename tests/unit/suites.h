@@ -20,6 +20,9 @@ Suite *stub_suite(void);
 Suite *scan_cache_suite(void);
 Suite *amortization_suite(void);
 Suite *calibrate_suite(void);
+Suite *log_file_suite(void);
+Suite *log2csv_suite(void);
+Suite *progress_bar_suite(void);
 
 /* A one-test-case suite, the common shape here. */
 Suite *single_case_suite(const char *name, const TTest *const *tests);
