@@ -45,19 +45,16 @@ static size_t site_fields(struct log_row_parts *p, const struct log_sites *sites
 	size_t longest = 0;
 
 	for (uint32_t id = 0; id < p->nsites; id++) {
+		const struct log_site *site = id < sites->count ? &sites->site[id] : NULL;
 		struct csv_writer w = { f, 0 };
 		size_t start = (size_t)ftell(f);
 
 		p->site_start[id] = start;
-		if (id < sites->count) {
-			csv_str(&w, sites->site[id].object);
-			if (sites->site[id].has_offset)
-				csv_hex(&w, sites->site[id].offset);
-			else
-				csv_empty(&w);
-		} else {
+		csv_str(&w, site ? site->object : "");
+		if (site && site->has_offset)
+			csv_hex(&w, site->offset);
+		else
 			csv_empty(&w);
-		}
 		if ((size_t)ftell(f) - start > longest)
 			longest = (size_t)ftell(f) - start;
 	}

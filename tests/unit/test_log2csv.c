@@ -110,6 +110,22 @@ START_TEST(sites_past_the_file_are_corrupt_or_no_site)
 }
 END_TEST
 
+START_TEST(no_sites_file_means_empty_site_fields)
+{
+	const struct log_sites none = { NULL, 0, NULL };
+	const struct log_entry e = test_entry(1, 2, 3, 0, 0, LOG_HAS_RET, -4);
+	struct log_row_parts parts;
+	char row[512];
+
+	ck_assert_int_eq(log_row_parts_init(&parts, &none), 0);
+	ck_assert_uint_eq(parts.nsites, 1);
+	ck_assert_uint_le(log_row_put(&parts, row, &e) - row + 1, sizeof(row));
+	*log_row_put(&parts, row, &e) = '\0';
+	ck_assert_str_eq(row, "1,2,3,read,ptraced,0,,,-4\n");
+	log_row_parts_free(&parts);
+}
+END_TEST
+
 static size_t count_lines(const char *text)
 {
 	size_t n = 0;
@@ -275,6 +291,7 @@ Suite *log2csv_suite(void)
 {
 	return single_case_suite("log2csv", (const TTest *const[]){
 		rows_have_every_column, empty_log_is_the_header, sites_past_the_file_are_corrupt_or_no_site,
+		no_sites_file_means_empty_site_fields,
 		chunks_and_threads_do_not_change_the_output, corrupt_entry_stops_the_conversion,
 		salvage_keeps_the_rows_before_a_corrupt_entry, write_errors_are_reported_as_such, progress_ends_at_the_total, NULL });
 }
