@@ -180,7 +180,6 @@ static void on_seccomp(struct thread *t)
 	struct image *img = t->img;
 	enum patch_result patched = PATCH_RESUME;
 	enum syscall_abi abi;
-	struct site_record *s;
 	uint64_t site;
 	bool repeat, reissued;
 	int idx;
@@ -243,9 +242,9 @@ static void on_seccomp(struct thread *t)
 			library_on_arch_prctl(t, info.seccomp.args[0]);
 		}
 		note_clone_flags(t, abi, idx, info.seccomp.args);
-		s = count_call(img, idx, site);
+		count_call(img, idx, site);
 		if (syscall_log_on())
-			syscall_log_enter(t, idx, s);
+			syscall_log_enter(t, idx, site);
 	}
 	if (abi == ABI_X86_64) {
 		patched = patching_on_call(t, site, site != info.instruction_pointer - 2, (long)info.seccomp.nr);
@@ -275,7 +274,7 @@ static void count_exec(struct thread *t, int64_t ret)
 	}
 	count_result(&img->rec, t->exec_index, ret);
 	if (syscall_log_on()) {
-		syscall_log_enter(t, t->exec_index, s);
+		syscall_log_enter(t, t->exec_index, s->addr);
 		syscall_log_result(t, ret);
 	}
 	if (img->hidden && ret < 0)
