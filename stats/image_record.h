@@ -22,6 +22,7 @@ struct site_record {
 	uint64_t symbol_offset;
 	const char *state;      /* "patched", "unpatchable:<reason>", "pending" */
 	uint64_t patch_ns;      /* what patching it cost this image; 0 if it did not */
+	uint64_t patched_ns;    /* CLOCK_MONOTONIC when this image patched it; 0 if it did not */
 	bool named;             /* object, offset and symbol have been looked up */
 };
 
