@@ -66,8 +66,17 @@ static int by_addr(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
-/* Copies the function symbols of a symbol table section into the object. */
-static void read_symbols(struct elf_object *o, Elf *elf, Elf_Scn *scn)
+/* A symbol other objects can bind to: global or weak, and visible. */
+static bool is_exported(const GElf_Sym *sym)
+{
+	int bind = GELF_ST_BIND(sym->st_info), vis = GELF_ST_VISIBILITY(sym->st_other);
+
+	return (bind == STB_GLOBAL || bind == STB_WEAK) && (vis == STV_DEFAULT || vis == STV_PROTECTED);
+}
+
+/* Copies the function symbols of a symbol table section into the object (with
+ * exported_only, those is_exported says). */
+static void read_symbols(struct elf_object *o, Elf *elf, Elf_Scn *scn, bool exported_only)
 {
 	GElf_Shdr sh;
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -86,6 +95,7 @@ static void read_symbols(struct elf_object *o, Elf *elf, Elf_Scn *scn)
 				continue;
 			type = GELF_ST_TYPE(sym.st_info);
 			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF
+			    || (exported_only && !is_exported(&sym))
 			    || !(name = elf_strptr(elf, sh.sh_link, sym.st_name)) || !*name)
 				continue;
 			if (pass == 0) {
@@ -122,31 +132,52 @@ static bool read_debug_symbols(struct elf_object *o)
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	scn = elf ? find_section(elf, SHT_SYMTAB) : NULL;
 	if (scn)
-		read_symbols(o, elf, scn);
+		read_symbols(o, elf, scn, false);
 	elf_end(elf);
 	close(fd);
 	return o->nsymbols > 0;
 }
 
-bool elf_object_load(struct elf_object *o, int fd)
+static Elf *begin_elf(struct elf_object *o, int fd)
 {
 	Elf *elf;
-	Elf_Scn *scn;
 
 	memset(o, 0, sizeof(*o));
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return false;
+		return NULL;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		elf_end(elf);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		return elf;
+	elf_end(elf);
+	return NULL;
+}
+
+bool elf_object_load(struct elf_object *o, int fd)
+{
+	Elf *elf = begin_elf(o, fd);
+	Elf_Scn *scn;
+
+	if (!elf)
 		return false;
-	}
 	read_segments(o, elf);
 	read_build_id(o, elf);
 	if ((scn = find_section(elf, SHT_SYMTAB)))
-		read_symbols(o, elf, scn);
+		read_symbols(o, elf, scn, false);
 	else if (!read_debug_symbols(o) && (scn = find_section(elf, SHT_DYNSYM)))
-		read_symbols(o, elf, scn);
+		read_symbols(o, elf, scn, false);
+	elf_end(elf);
+	return true;
+}
+
+bool elf_object_load_exported(struct elf_object *o, int fd)
+{
+	Elf *elf = begin_elf(o, fd);
+	Elf_Scn *scn;
+
+	if (!elf)
+		return false;
+	if ((scn = find_section(elf, SHT_DYNSYM)))
+		read_symbols(o, elf, scn, true);
 	elf_end(elf);
 	return true;
 }

@@ -29,6 +29,9 @@ struct elf_object {
 
 /* Reads the object open on fd; false (and an empty object) when it is not ELF. */
 bool elf_object_load(struct elf_object *o, int fd);
+/* Reads only the functions the object exports (.dynsym, global or weak, visible):
+ * the names other objects call it by. No segments, no build-id. */
+bool elf_object_load_exported(struct elf_object *o, int fd);
 void elf_object_free(struct elf_object *o);
 
 /* The ELF virtual address of a file offset inside a loadable segment. */

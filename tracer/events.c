@@ -15,6 +15,7 @@
 
 #include "children.h"
 #include "early.h"
+#include "libc_calls.h"
 #include "library.h"
 #include "patching.h"
 #include "placement.h"
@@ -234,7 +235,10 @@ static void on_seccomp(struct thread *t)
 			library_on_arch_prctl(t, info.seccomp.args[0]);
 		}
 		note_clone_flags(t, abi, idx, info.seccomp.args);
-		count_call(img, idx, site);
+		struct site_record *s = count_call(img, idx, site);
+
+		if (abi == ABI_X86_64)
+			libc_calls_on_call(t, s, info.instruction_pointer);
 	}
 	if (abi == ABI_X86_64) {
 		patched = patching_on_call(t, site, site != info.instruction_pointer - 2, (long)info.seccomp.nr);

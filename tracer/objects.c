@@ -9,6 +9,8 @@
 
 #include "code_scan.h"
 #include "elf_object.h"
+#include "entry_tally.h"
+#include "function_names.h"
 #include "interned.h"
 #include "proc_maps.h"
 #include "scan_cache.h"
@@ -27,6 +29,12 @@ struct object {
 	struct refusal { uint64_t vaddr; const char *state; } *refused; /* and those refused */
 	size_t nrefused, cap_refused;
 	bool swept_for_prepatch;
+	/* --libc-calls: the functions it exports, read when first asked; and per site
+	 * (ELF address), the libc entry points seen leading to it in any process */
+	struct elf_object exported;
+	bool exported_read;
+	struct learned { uint64_t vaddr; struct libc_entry *entries; unsigned n; } *learned;
+	size_t nlearned, cap_learned;
 	struct object *next;
 };
 
@@ -313,6 +321,94 @@ void objects_for_each_new_syscall(pid_t tid, objects_syscall_fn *fn, void *arg)
 	objects_end();
 }
 
+bool objects_find_mapped(pid_t tid, bool (*matches)(const char *path), struct mapped_object *m)
+{
+	const struct map_entry *e;
+	uint64_t vaddr;
+
+	m->object = NULL;
+	if (!objects_begin(tid))
+		return false;
+	for (uint64_t at = 0; (e = proc_maps_next(&maps, at)); at = e->end) {
+		if (m->object) {
+			/* the rest of its code, if the kernel shows it in several mappings */
+			if (e->dev == m->dev && e->ino == m->ino)
+				m->end = e->end;
+			continue;
+		}
+		if (e->path[0] != '/' || !matches(e->path))
+			continue;
+		m->object = object_of(tid, e);
+		if (!m->object || !elf_object_vaddr(&m->object->elf, e->file_offset, &vaddr)) {
+			m->object = NULL;
+			break;
+		}
+		*m = (struct mapped_object){ e->start, e->end, e->start - vaddr, e->dev, e->ino, m->object };
+		if (!m->object->exported_read) {
+			char via[96];
+			struct stat st;
+			const char *path = mapped_file(tid, e, via, sizeof(via), &st);
+			int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+
+			if (fd >= 0) {
+				elf_object_load_exported(&m->object->exported, fd);
+				close(fd);
+			}
+			m->object->exported_read = true;
+		}
+	}
+	objects_end();
+	return m->object != NULL;
+}
+
+const char *objects_function_name(const struct object *o, uint64_t vaddr, bool exact)
+{
+	const char *name = function_name_at(&o->exported, vaddr, exact);
+	const struct elf_symbol *sym;
+
+	if (name || exact)
+		return name;
+	sym = elf_object_symbol(&o->elf, vaddr);
+	return sym && vaddr < sym->addr + sym->size ? sym->name : NULL;
+}
+
+const char *objects_path(const struct object *o)
+{
+	return o->path;
+}
+
+static struct learned *learned_at(const struct object *o, uint64_t vaddr)
+{
+	for (size_t i = 0; i < o->nlearned; i++)
+		if (o->learned[i].vaddr == vaddr)
+			return &o->learned[i];
+	return NULL;
+}
+
+void objects_learn_entry(struct object *o, uint64_t vaddr, const char *name)
+{
+	struct learned *l = learned_at(o, vaddr);
+
+	if (!l) {
+		if (o->nlearned == o->cap_learned) {
+			o->cap_learned = o->cap_learned ? 2 * o->cap_learned : 16;
+			o->learned = realloc(o->learned, o->cap_learned * sizeof(*o->learned));
+			if (!o->learned)
+				abort();
+		}
+		l = &o->learned[o->nlearned++];
+		*l = (struct learned){ .vaddr = vaddr };
+	}
+	entry_tally_add(&l->entries, &l->n, name);
+}
+
+const char *objects_learned_entry(const struct object *o, uint64_t vaddr)
+{
+	const struct learned *l = learned_at(o, vaddr);
+
+	return l ? entry_tally_top(l->entries, l->n) : NULL;
+}
+
 void objects_end(void)
 {
 	proc_maps_close(&maps);
@@ -332,6 +428,10 @@ void objects_free_all(void)
 			code_scan_free(&o->scan);
 			free(o->known);
 			free(o->refused);
+			elf_object_free(&o->exported);
+			for (size_t i = 0; i < o->nlearned; i++)
+				free(o->learned[i].entries);
+			free(o->learned);
 			free(o->path);
 			free(o);
 		}
