@@ -364,12 +364,8 @@ bool objects_find_mapped(pid_t tid, bool (*matches)(const char *path), struct ma
 const char *objects_function_name(const struct object *o, uint64_t vaddr, bool exact)
 {
 	const char *name = function_name_at(&o->exported, vaddr, exact);
-	const struct elf_symbol *sym;
 
-	if (name || exact)
-		return name;
-	sym = elf_object_symbol(&o->elf, vaddr);
-	return sym && vaddr < sym->addr + sym->size ? sym->name : NULL;
+	return name || exact ? name : function_name_at(&o->elf, vaddr, false);
 }
 
 const char *objects_path(const struct object *o)

@@ -60,7 +60,7 @@ struct mapped_object {
 bool objects_find_mapped(pid_t tid, bool (*matches)(const char *path), struct mapped_object *m);
 /* The function at ELF address vaddr of o: starting there (exact), by its exported
  * names (patcher/function_names.h); or (not exact) the exported one containing it,
- * else o's own symbol containing it (.symtab, debug file); NULL if none. */
+ * else the one of o's own symbols (.symtab, debug file) containing it; NULL if none. */
 const char *objects_function_name(const struct object *o, uint64_t vaddr, bool exact);
 /* The path that names o's sites (site_record.object points to it). */
 const char *objects_path(const struct object *o);
