@@ -198,6 +198,18 @@ const char *objects_code_of(pid_t tid, struct site_record *s, struct code_object
 	return reason;
 }
 
+/* array (n elements of size bytes, room for *cap) with room for one more */
+static void *room_for_one(void *array, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return array;
+	*cap = *cap ? 2 * *cap : 16;
+	array = realloc(array, *cap * size);
+	if (!array)
+		abort();
+	return array;
+}
+
 static void shift_plan(struct patch_plan *plan, uint64_t by)
 {
 	plan->site += by;
@@ -213,12 +225,7 @@ void objects_learn(const struct code_object *code, const struct patch_plan *plan
 	for (size_t i = 0; i < o->nknown; i++)
 		if (o->known[i].site == plan->site - code->bias)
 			return;
-	if (o->nknown == o->cap_known) {
-		o->cap_known = o->cap_known ? 2 * o->cap_known : 16;
-		o->known = realloc(o->known, o->cap_known * sizeof(*o->known));
-		if (!o->known)
-			abort();
-	}
+	o->known = room_for_one(o->known, o->nknown, &o->cap_known, sizeof(*o->known));
 	k = &o->known[o->nknown++];
 	*k = *plan;
 	shift_plan(k, -code->bias);
@@ -228,12 +235,7 @@ void objects_learn_refusal(const struct code_object *code, uint64_t addr, const 
 {
 	struct object *o = code->object;
 
-	if (o->nrefused == o->cap_refused) {
-		o->cap_refused = o->cap_refused ? 2 * o->cap_refused : 16;
-		o->refused = realloc(o->refused, o->cap_refused * sizeof(*o->refused));
-		if (!o->refused)
-			abort();
-	}
+	o->refused = room_for_one(o->refused, o->nrefused, &o->cap_refused, sizeof(*o->refused));
 	o->refused[o->nrefused++] = (struct refusal){ addr - code->bias, state };
 }
 
@@ -386,12 +388,7 @@ void objects_learn_entry(struct object *o, uint64_t vaddr, const char *name)
 	struct learned *l = learned_at(o, vaddr);
 
 	if (!l) {
-		if (o->nlearned == o->cap_learned) {
-			o->cap_learned = o->cap_learned ? 2 * o->cap_learned : 16;
-			o->learned = realloc(o->learned, o->cap_learned * sizeof(*o->learned));
-			if (!o->learned)
-				abort();
-		}
+		o->learned = room_for_one(o->learned, o->nlearned, &o->cap_learned, sizeof(*o->learned));
 		l = &o->learned[o->nlearned++];
 		*l = (struct learned){ .vaddr = vaddr };
 	}

@@ -18,6 +18,7 @@ Suite *stub_suite(void);
 Suite *scan_cache_suite(void);
 Suite *amortization_suite(void);
 Suite *calibrate_suite(void);
+Suite *libc_calls_suite(void);
 
 /* A one-test-case suite, the common shape here. */
 Suite *single_case_suite(const char *name, const TTest *const *tests);

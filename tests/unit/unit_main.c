@@ -23,6 +23,7 @@ int main(void)
 	srunner_add_suite(runner, scan_cache_suite());
 	srunner_add_suite(runner, amortization_suite());
 	srunner_add_suite(runner, calibrate_suite());
+	srunner_add_suite(runner, libc_calls_suite());
 	srunner_run_all(runner, CK_NORMAL);
 	failed = srunner_ntests_failed(runner);
 	srunner_free(runner);
