@@ -173,14 +173,21 @@ static void write_syscall_rows(struct csv_writer *w, const struct image_record *
 /* name:calls;name:calls, in first-seen order */
 static void write_libc_entries(struct csv_writer *w, const struct site_record *s)
 {
-	char buf[512];
+	char *list = NULL;
 	size_t len = 0;
+	FILE *f;
 
-	buf[0] = '\0';
-	for (unsigned i = 0; i < s->nlibc_entries && len < sizeof(buf); i++)
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s:%lu", i ? ";" : "",
-					s->libc_entries[i].name, (unsigned long)s->libc_entries[i].calls);
-	csv_str(w, buf);
+	if (!s->nlibc_entries) {
+		csv_empty(w);
+		return;
+	}
+	if (!(f = open_memstream(&list, &len)))
+		abort();
+	for (unsigned i = 0; i < s->nlibc_entries; i++)
+		fprintf(f, "%s%s:%lu", i ? ";" : "", s->libc_entries[i].name, (unsigned long)s->libc_entries[i].calls);
+	fclose(f);
+	csv_str(w, list);
+	free(list);
 }
 
 static void write_site_rows(struct csv_writer *w, const struct image_record *img, const struct totals *t)
