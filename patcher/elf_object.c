@@ -18,7 +18,8 @@ static void read_segments(struct elf_object *o, Elf *elf)
 		GElf_Phdr ph;
 
 		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
-			o->segments[o->nsegments++] = (struct elf_segment){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
+			o->segments[o->nsegments++] = (struct elf_segment){ ph.p_offset, ph.p_vaddr, ph.p_filesz,
+										    (ph.p_flags & PF_W) != 0 };
 	}
 }
 
@@ -219,6 +220,16 @@ bool elf_object_file_offset(const struct elf_object *o, uint64_t vaddr, uint64_t
 	if (s)
 		*file_offset = vaddr - s->vaddr + s->file_offset;
 	return s != NULL;
+}
+
+bool elf_object_readonly_offset(const struct elf_object *o, uint64_t vaddr, uint64_t len, uint64_t *file_offset)
+{
+	const struct elf_segment *s = segment_at(o, vaddr, true);
+
+	if (!s || s->writable || len > s->vaddr + s->filesz - vaddr)
+		return false;
+	*file_offset = vaddr - s->vaddr + s->file_offset;
+	return true;
 }
 
 const struct elf_symbol *elf_object_symbol(const struct elf_object *o, uint64_t vaddr)

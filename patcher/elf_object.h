@@ -11,6 +11,7 @@
 
 struct elf_segment {
 	uint64_t file_offset, vaddr, filesz;
+	bool writable;
 };
 
 struct elf_symbol {
@@ -38,6 +39,10 @@ void elf_object_free(struct elf_object *o);
 bool elf_object_vaddr(const struct elf_object *o, uint64_t file_offset, uint64_t *vaddr);
 /* The other way: the file offset of an ELF address inside a loadable segment. */
 bool elf_object_file_offset(const struct elf_object *o, uint64_t vaddr, uint64_t *file_offset);
+
+/* The file offset of len bytes at ELF address vaddr that lie in one loadable
+ * segment the program cannot write (its memory holds the file's bytes there). */
+bool elf_object_readonly_offset(const struct elf_object *o, uint64_t vaddr, uint64_t len, uint64_t *file_offset);
 
 /* The symbol containing vaddr, else the nearest one below it; NULL if none. */
 const struct elf_symbol *elf_object_symbol(const struct elf_object *o, uint64_t vaddr);

@@ -11,7 +11,7 @@
 
 /* What an image knows of its libc, made at its first ptraced call. */
 struct libc_view {
-	bool found;                 /* libc's code is mapped and `libc` says where */
+	bool found;                 /* a call was seen in libc's code: `libc` says where */
 	struct mapped_object libc;
 	struct unwinder *unwinder;
 };
@@ -117,6 +117,17 @@ static const char *entry_point(pid_t tid, const struct libc_view *v, enum unwind
 	return name;
 }
 
+/* The walk reads libc's read-only segments (its unwind tables) from the tracer's
+ * own mapping of the file: its code there differs only at patched sites, which
+ * the walk never reads (libunwind reads code only to spot a signal trampoline,
+ * whose rt_sigreturn is never patched). */
+static bool read_libc_file(void *view, uint64_t addr, void *buf, size_t len)
+{
+	const struct libc_view *v = view;
+
+	return objects_read_readonly(v->libc.object, addr - v->libc.bias, buf, len);
+}
+
 static struct libc_view *view_of(struct image *img)
 {
 	if (!img->libc_calls) {
@@ -139,9 +150,9 @@ void libc_calls_on_call(struct thread *t, struct site_record *s, uint64_t ip)
 		return;
 	v = view_of(t->img);
 	if (!v->found) {
-		/* the loader maps libc after its own first calls: look again at each new
-		 * site until it is there */
-		if (s->ptraced > 1 || !objects_find_mapped(t->tid, libc_calls_is_glibc, &v->libc))
+		/* the loader maps libc after its own first calls: look at each new site
+		 * until one is in libc (glibc's code is one mapping) */
+		if (s->ptraced > 1 || !objects_find_mapped(t->tid, s->addr, libc_calls_is_glibc, &v->libc))
 			return;
 		v->found = true;
 		v->unwinder = unwinder_new();
@@ -149,7 +160,7 @@ void libc_calls_on_call(struct thread *t, struct site_record *s, uint64_t ip)
 	}
 	if (!in_libc(v, s->addr))
 		return;
-	end = unwind_within(v->unwinder, t->tid, v->libc.start, v->libc.end, &w);
+	end = unwind_within(v->unwinder, t->tid, v->libc.start, v->libc.end, read_libc_file, v, &w);
 	if (!(name = entry_point(t->tid, v, end, &w)))
 		return;
 	entry_tally_add(&s->libc_entries, &s->nlibc_entries, name);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,6 +34,8 @@ struct object {
 	 * (ELF address), the libc entry points seen leading to it in any process */
 	struct elf_object exported;
 	bool exported_read;
+	void *image;               /* the file, mapped read-only in the tracer; NULL: not */
+	size_t image_size;
 	struct learned { uint64_t vaddr; struct libc_entry *entries; unsigned n; } *learned;
 	size_t nlearned, cap_learned;
 	struct object *next;
@@ -323,7 +326,27 @@ void objects_for_each_new_syscall(pid_t tid, objects_syscall_fn *fn, void *arg)
 	objects_end();
 }
 
-bool objects_find_mapped(pid_t tid, bool (*matches)(const char *path), struct mapped_object *m)
+/* For --libc-calls: o's exported functions, and its file mapped for the walks. */
+static void read_exported(pid_t tid, const struct map_entry *e, struct object *o)
+{
+	char via[96];
+	struct stat st;
+	const char *path = mapped_file(tid, e, via, sizeof(via), &st);
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+
+	o->exported_read = true;
+	if (fd < 0)
+		return;
+	elf_object_load_exported(&o->exported, fd);
+	o->image = st.st_size > 0 ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+	if (o->image == MAP_FAILED)
+		o->image = NULL;
+	else
+		o->image_size = (size_t)st.st_size;
+	close(fd);
+}
+
+bool objects_find_mapped(pid_t tid, uint64_t addr, bool (*matches)(const char *path), struct mapped_object *m)
 {
 	const struct map_entry *e;
 	uint64_t vaddr;
@@ -331,33 +354,14 @@ bool objects_find_mapped(pid_t tid, bool (*matches)(const char *path), struct ma
 	m->object = NULL;
 	if (!objects_begin(tid))
 		return false;
-	for (uint64_t at = 0; (e = proc_maps_next(&maps, at)); at = e->end) {
-		if (m->object) {
-			/* the rest of its code, if the kernel shows it in several mappings */
-			if (e->dev == m->dev && e->ino == m->ino)
-				m->end = e->end;
-			continue;
-		}
-		if (e->path[0] != '/' || !matches(e->path))
-			continue;
-		m->object = object_of(tid, e);
-		if (!m->object || !elf_object_vaddr(&m->object->elf, e->file_offset, &vaddr)) {
-			m->object = NULL;
-			break;
-		}
-		*m = (struct mapped_object){ e->start, e->end, e->start - vaddr, e->dev, e->ino, m->object };
-		if (!m->object->exported_read) {
-			char via[96];
-			struct stat st;
-			const char *path = mapped_file(tid, e, via, sizeof(via), &st);
-			int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-
-			if (fd >= 0) {
-				elf_object_load_exported(&m->object->exported, fd);
-				close(fd);
-			}
-			m->object->exported_read = true;
-		}
+	e = proc_maps_find(&maps, addr);
+	if (e && e->path[0] == '/' && matches(e->path) && (m->object = object_of(tid, e))
+	    && elf_object_vaddr(&m->object->elf, e->file_offset, &vaddr)) {
+		*m = (struct mapped_object){ e->start, e->end, e->start - vaddr, m->object };
+		if (!m->object->exported_read)
+			read_exported(tid, e, m->object);
+	} else {
+		m->object = NULL;
 	}
 	objects_end();
 	return m->object != NULL;
@@ -368,6 +372,16 @@ const char *objects_function_name(const struct object *o, uint64_t vaddr, bool e
 	const char *name = function_name_at(&o->exported, vaddr, exact);
 
 	return name || exact ? name : function_name_at(&o->elf, vaddr, false);
+}
+
+bool objects_read_readonly(const struct object *o, uint64_t vaddr, void *buf, size_t len)
+{
+	uint64_t off;
+
+	if (!o->image || !elf_object_readonly_offset(&o->elf, vaddr, len, &off) || off + len > o->image_size)
+		return false;
+	memcpy(buf, (const char *)o->image + off, len);
+	return true;
 }
 
 const char *objects_path(const struct object *o)
@@ -422,6 +436,8 @@ void objects_free_all(void)
 			free(o->known);
 			free(o->refused);
 			elf_object_free(&o->exported);
+			if (o->image)
+				munmap(o->image, o->image_size);
 			for (size_t i = 0; i < o->nlearned; i++)
 				free(o->learned[i].entries);
 			free(o->learned);

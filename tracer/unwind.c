@@ -14,13 +14,29 @@ struct unwinder {
 	unsigned next;  /* the entry replaced next */
 };
 
+/* The local copy of the walk under way (the tracer walks one stack at a time). */
+static unwind_local_read *walk_local;
+static void *walk_local_arg;
+
+static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write, void *upt)
+{
+	if (!write && walk_local && walk_local(walk_local_arg, addr, val, sizeof(*val)))
+		return 0;
+	return _UPT_access_mem(as, addr, val, write, upt);
+}
+
 struct unwinder *unwinder_new(void)
 {
+	static unw_accessors_t accessors;
 	struct unwinder *u = calloc(1, sizeof(*u));
 
 	if (!u)
 		abort();
-	u->as = unw_create_addr_space(&_UPT_accessors, 0);
+	if (!accessors.access_mem) {
+		accessors = _UPT_accessors;
+		accessors.access_mem = access_mem;
+	}
+	u->as = unw_create_addr_space(&accessors, 0);
 	if (u->as)
 		unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
 	return u;
@@ -55,18 +71,13 @@ static void *upt_of(struct unwinder *u, pid_t tid)
 	return u->threads[i].upt;
 }
 
-enum unwind_end unwind_within(struct unwinder *u, pid_t tid, uint64_t lo, uint64_t hi, struct unwind_walk *w)
+static enum unwind_end walk(unw_cursor_t *cursor, uint64_t lo, uint64_t hi, struct unwind_walk *w)
 {
-	unw_cursor_t cursor;
-	void *upt;
-
-	if (!u->as || !(upt = upt_of(u, tid)) || unw_init_remote(&cursor, u->as, upt) < 0)
-		return UNWIND_FAILED;
 	for (unsigned depth = 0; depth < UNWIND_MAX_FRAMES; depth++) {
 		unw_word_t ip;
 		int stepped;
 
-		if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0)
+		if (unw_get_reg(cursor, UNW_REG_IP, &ip) < 0)
 			return UNWIND_FAILED;
 		if (ip < lo || ip >= hi) {
 			w->outside_ip = ip;
@@ -74,11 +85,26 @@ enum unwind_end unwind_within(struct unwinder *u, pid_t tid, uint64_t lo, uint64
 		}
 		w->inside_ip = ip;
 		w->inside_depth = depth;
-		stepped = unw_step(&cursor);
+		stepped = unw_step(cursor);
 		if (stepped == 0)
 			return UNWIND_BOTTOM;
 		if (stepped < 0)
 			return UNWIND_FAILED;
 	}
 	return UNWIND_FAILED;
+}
+
+enum unwind_end unwind_within(struct unwinder *u, pid_t tid, uint64_t lo, uint64_t hi,
+			      unwind_local_read *local, void *arg, struct unwind_walk *w)
+{
+	unw_cursor_t cursor;
+	enum unwind_end end = UNWIND_FAILED;
+	void *upt;
+
+	walk_local = local;
+	walk_local_arg = arg;
+	if (u->as && (upt = upt_of(u, tid)) && unw_init_remote(&cursor, u->as, upt) >= 0)
+		end = walk(&cursor, lo, hi, w);
+	walk_local = NULL;
+	return end;
 }

@@ -5,6 +5,8 @@
 #ifndef SYSTRACE_UNWIND_H
 #define SYSTRACE_UNWIND_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -29,9 +31,15 @@ struct unwind_walk {
 	uint64_t outside_ip;    /* the first frame outside it: a return address */
 };
 
+/* Reads len bytes at addr of the walked process from a copy the tracer holds (an
+ * object's read-only segments, as its file has them); false: read the process. The
+ * unwind information is read so, word by word, instead of one ptrace call a word. */
+typedef bool unwind_local_read(void *arg, uint64_t addr, void *buf, size_t len);
+
 /* Walks tid (stopped, of u's image) outward from its innermost frame while the
  * frames' instruction pointers lie in [lo, hi). Only frames inside the range are
  * unwound, so only their code's unwind information is read. */
-enum unwind_end unwind_within(struct unwinder *u, pid_t tid, uint64_t lo, uint64_t hi, struct unwind_walk *w);
+enum unwind_end unwind_within(struct unwinder *u, pid_t tid, uint64_t lo, uint64_t hi,
+			      unwind_local_read *local, void *arg, struct unwind_walk *w);
 
 #endif
