@@ -12,7 +12,7 @@ CHECK_LIBS = $(shell pkg-config --libs check)
 
 STATS_SRC   := $(wildcard stats/*.c)
 PATCHER_SRC := $(wildcard patcher/*.c)
-TRACER_SRC  := $(wildcard tracer/*.c)
+TRACER_SRC  := $(wildcard tracer/*.c tracer/*.S)
 GEN_SRC     := $(BUILD)/gen/syscall_table.c
 LIB_SRC     := $(STATS_SRC) $(PATCHER_SRC) $(filter-out tracer/main.c,$(TRACER_SRC))
 UNIT_SRC    := $(wildcard tests/unit/*.c)
@@ -21,7 +21,7 @@ PRELOAD_SRC := $(wildcard tests/programs/*_preload.c)
 PROGRAMS    := $(PROGRAM_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%) \
 	       $(PRELOAD_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%.so)
 
-obj = $(patsubst %.c,$(BUILD)/$(1)/%.o,$(2))
+obj = $(addprefix $(BUILD)/$(1)/,$(addsuffix .o,$(basename $(2))))
 
 .PHONY: all deps check check-unit check-e2e stress install clean demo bench bench-inprocess programs
 all: $(BUILD)/systrace $(BUILD)/libsystrace.so
@@ -46,6 +46,14 @@ $(BUILD)/asan/%.o: %.c | $(BUILD)/.deps
 	@mkdir -p $(@D)
 	@echo "  CC/SAN  $<"
 	@$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(SANITIZE) -MMD -MP -c -o $@ $<
+# machine code copied into traced processes (tracer/gate_code.S): one flavour
+$(BUILD)/plain/%.o: %.S
+	@mkdir -p $(@D)
+	@echo "  AS      $<"
+	@$(CC) $(CPPFLAGS_ALL) -MMD -MP -c -o $@ $<
+$(BUILD)/asan/%.o: %.S
+	@mkdir -p $(@D)
+	@$(CC) $(CPPFLAGS_ALL) -MMD -MP -c -o $@ $<
 
 $(BUILD)/systrace: $(call obj,plain,tracer/main.c $(LIB_SRC) $(GEN_SRC))
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)

@@ -108,8 +108,12 @@ static void emit_stub(struct emitter *e, const struct patch_plan *plan, const st
 		emit_count(e, cfg->site_counter, false, m);
 		emit(e, LEA_RSP_DOWN, sizeof(LEA_RSP_DOWN));
 	}
-	EMIT(e, 0x49, 0xbb); /* movabs $gate,%r11 */
-	emit_u64(e, cfg->gate);
+	if (cfg->log_call) {
+		EMIT(e, 0x68); /* push $site_counter: the log routine's argument */
+		emit_u32(e, (uint32_t)cfg->site_counter);
+	}
+	EMIT(e, 0x49, 0xbb); /* movabs $gate (or $log_call),%r11 */
+	emit_u64(e, cfg->log_call ? cfg->log_call : cfg->gate);
 	EMIT(e, 0x41, 0xff, 0xd3); /* call *%r11 */
 	emit(e, LEA_RSP_UP, sizeof(LEA_RSP_UP));
 	emit_jump(e, JMP, sizeof(JMP), e->addr + m->slow + 2);

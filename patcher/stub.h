@@ -19,6 +19,8 @@
  *     lea -128(%rsp),%rsp                              step over the red zone
  *     movabs $gate,%r11 ; call *%r11                   syscall; ret at the gate
  *     lea 128(%rsp),%rsp ; jmp after
+ *   (with log_call: push $site_counter ; movabs $log_call,%r11 ; call *%r11,
+ *   the same for both)
  *   run-time number (plan->nr == -1):
  *     lea -128(%rsp),%rsp ; pushfq
  *     cmp $nr_limit,%rax ; jae slow_pop                numbers >= nr_limit,
@@ -59,6 +61,9 @@ struct stub_config {
 	uint32_t nr_limit;         /* run-time numbers at or above it take the slow path */
 	const int *slow_nrs;       /* run-time numbers that must stop in the tracer */
 	size_t nslow;
+	uint64_t log_call;         /* with --log: the gate's log routine, called instead
+	                              of the gate with site_counter pushed (it returns
+	                              with `ret $8`); 0 without */
 };
 
 struct stub_layout {

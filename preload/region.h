@@ -21,13 +21,31 @@
 #ifndef SYSTRACE_REGION_H
 #define SYSTRACE_REGION_H
 
-#include <stdint.h>
-
 #define SYSTRACE_ENV "SYSTRACE_TRACER"
 #define SYSTRACE_CONTROL_NR 0x5157ace
-#define SYSTRACE_MAGIC 0x7379737472616365ULL /* "systrace" */
+#define SYSTRACE_MAGIC_HEX 0x7379737472616365 /* "systrace", as the assembler takes it */
 
-enum { CONTROL_HELLO = 1, CONTROL_READY = 2 };
+#define REGION_GATE_SIZE 4096
+/* The log routine's gs-relative layout (struct region_log below), for the assembler. */
+#define REGION_LOG_ENTRIES 2048
+#define REGION_LOG_AT 24576     /* sizeof(struct region_slot) */
+#define REGION_LOG_HEAD REGION_LOG_AT
+#define REGION_LOG_TAIL (REGION_LOG_AT + 8)
+#define REGION_LOG_ENTRY_AT (REGION_LOG_AT + 64)
+
+/* CONTROL_LOG_FLUSH: made by the gate's log routine (tracer/gate_code.S) when the
+ * thread's log buffer is full; the tracer moves it to the log file. */
+#define CONTROL_HELLO 1
+#define CONTROL_READY 2
+#define CONTROL_LOG_FLUSH 3
+
+#ifndef __ASSEMBLER__
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gate.h"
+
+#define SYSTRACE_MAGIC SYSTRACE_GATE_ULL_(SYSTRACE_MAGIC_HEX)
 
 /* The library's state, as CONTROL_READY reports it and processes.csv shows it. */
 enum library_status {
@@ -61,7 +79,6 @@ struct systrace_ready {
  * loader maps next to it, and there without a syscall. */
 #define LIBRARY_STUB_ROOM_SIZE (64 * 1024)
 
-#define REGION_GATE_SIZE 4096
 #define REGION_NRS 512          /* per-number counters, for sites whose number varies */
 #define REGION_SLOT_SITES 2552  /* site counters per slot (per address space's sites) */
 
@@ -72,5 +89,35 @@ struct region_slot {
 };
 
 #define REGION_SLOT_SIZE sizeof(struct region_slot)
+
+/* With --log, each slot is followed by its thread's log buffer, which the gate's log
+ * routine fills (%gs-relative, like the counters) and the tracer empties into the log
+ * file at the thread's stops, when it is full, and when the thread ends (so a killed
+ * process loses nothing). An entry is reserved by one xadd on `head` (a sequence
+ * number, never reset: entry seq lives at seq % REGION_LOG_ENTRIES), filled, and made
+ * valid by its `mark` (seq | REGION_LOG_MARK) stored last, before the call is made;
+ * `ret` follows once it returns. Entries from `tail` to `head` wait for the tracer. */
+#define REGION_LOG_MARK (1ULL << 63)
+
+struct region_log_entry {
+	uint64_t tsc;           /* rdtsc when the call was made */
+	uint64_t mark;          /* seq | REGION_LOG_MARK once the entry is whole */
+	int64_t ret;
+	uint16_t nr;            /* x86-64 syscall number */
+	uint16_t counter;       /* the site's counter displacement in the slot */
+	uint8_t has_ret;
+	uint8_t pad[3];
+};
+
+struct region_log {
+	uint64_t head, tail;
+	uint64_t pad[6];
+	struct region_log_entry entries[REGION_LOG_ENTRIES];
+};
+
+_Static_assert(sizeof(struct region_slot) == REGION_LOG_AT, "the log follows the counters");
+_Static_assert(sizeof(struct region_log_entry) == 32, "log entries are 32 bytes");
+_Static_assert(offsetof(struct region_log, entries) == REGION_LOG_ENTRY_AT - REGION_LOG_AT, "log layout");
+#endif /* __ASSEMBLER__ */
 
 #endif

@@ -69,7 +69,23 @@ void as_put(struct addr_space *as)
 	site_table_free(&as->sites);
 	free(as->patches);
 	free(as->areas);
+	free(as->site_of_counter);
 	free(as);
+}
+
+const struct site_record *as_site_of_counter(struct addr_space *as, int counter)
+{
+	if (as->counters_mapped != as->next_counter) {
+		free(as->site_of_counter);
+		as->site_of_counter = xcalloc((size_t)as->next_counter, sizeof(int));
+		for (size_t i = 0; i < as->sites.n; i++)
+			if (as->patches[i].counter >= 0)
+				as->site_of_counter[as->patches[i].counter] = (int)i;
+		as->counters_mapped = as->next_counter;
+	}
+	if (counter < 0 || counter >= as->counters_mapped)
+		return NULL;
+	return &as->sites.sites[as->site_of_counter[counter]];
 }
 
 struct patch *as_patch_of(struct addr_space *as, const struct site_record *s)

@@ -48,6 +48,8 @@ struct addr_space {
 	bool walked_known;         /* the known sites of every object mapped were planned */
 	uint64_t loader_start, loader_end; /* the program interpreter's code (ld.so) */
 	uint64_t library_site;     /* the library's own syscall instruction */
+	int *site_of_counter;      /* counter -> index in sites, for --log; built on demand */
+	int counters_mapped;
 };
 
 struct addr_space *as_new(void);
@@ -68,6 +70,9 @@ struct site_record *as_site_overlapping(struct addr_space *as, uint64_t lo, uint
  * place in the stub; rip itself otherwise; 0 if it cannot continue (not at an
  * instruction start). */
 uint64_t as_translate(struct addr_space *as, uint64_t rip);
+
+/* The site whose in-process calls counter counts, or NULL. */
+const struct site_record *as_site_of_counter(struct addr_space *as, int counter);
 
 /* Whether a jmp rel32 at a reaches b (with margin). */
 bool as_within_reach(uint64_t a, uint64_t b);

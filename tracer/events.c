@@ -23,6 +23,7 @@
 #include "restarts.h"
 #include "signals.h"
 #include "stops.h"
+#include "syscall_log.h"
 #include "tasks.h"
 
 #ifndef __X32_SYSCALL_BIT
@@ -38,6 +39,12 @@ static int nr_getaffinity[ABI_COUNT], nr_setaffinity[ABI_COUNT], nr_arch_prctl;
 
 static void resume(pid_t tid, int request, int sig)
 {
+	struct thread *t;
+
+	/* a call whose log entry waits for its result is followed to its exit stop,
+	 * whatever stops (a clone's event, a restart) come before it */
+	if (request == PTRACE_CONT && syscall_log_on() && (t = thread_find(tid)) && t->log_is_waiting)
+		request = PTRACE_SYSCALL;
 	/* ESRCH: killed (SIGKILL) while stopped; its death report follows */
 	ptrace(request, tid, 0, sig);
 }
@@ -174,6 +181,7 @@ static void on_seccomp(struct thread *t)
 	struct image *img = t->img;
 	enum patch_result patched = PATCH_RESUME;
 	enum syscall_abi abi;
+	struct site_record *s;
 	uint64_t site;
 	bool repeat, reissued;
 	int idx;
@@ -215,6 +223,7 @@ static void on_seccomp(struct thread *t)
 		image_name_sites(img, t->tid, &t->exec_site);
 		if (abi == ABI_X86_64)
 			library_on_execve(t, idx == nr_execveat[abi], info.seccomp.args);
+		syscall_log_drain(t); /* the in-process calls of the image it may end */
 		resume(t->tid, PTRACE_SYSCALL, 0);
 		return;
 	}
@@ -235,8 +244,9 @@ static void on_seccomp(struct thread *t)
 			library_on_arch_prctl(t, info.seccomp.args[0]);
 		}
 		note_clone_flags(t, abi, idx, info.seccomp.args);
-		struct site_record *s = count_call(img, idx, site);
-
+		s = count_call(img, idx, site);
+		if (syscall_log_on())
+			syscall_log_enter(t, idx, s);
 		if (abi == ABI_X86_64)
 			libc_calls_on_call(t, s, info.instruction_pointer);
 	}
@@ -267,6 +277,10 @@ static void count_exec(struct thread *t, int64_t ret)
 		img->unnamed_sites--;
 	}
 	count_result(&img->rec, t->exec_index, ret);
+	if (syscall_log_on()) {
+		syscall_log_enter(t, t->exec_index, s);
+		syscall_log_result(t, ret);
+	}
 	if (img->hidden && ret < 0)
 		result->root_exec_errno = (int)-ret;
 	t->exec_index = -1;
@@ -279,6 +293,8 @@ static void on_syscall_exit(struct thread *t)
 
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) > 0
 	    && info.op == PTRACE_SYSCALL_INFO_EXIT) {
+		if (!restart_is_code(info.exit.rval))
+			syscall_log_result(t, info.exit.rval);
 		/* a failed execve (a successful one was counted at its exec event);
 		 * -ERESTART* is no result: the call will be entered again */
 		if (t->exec_index >= 0 && !restart_is_code(info.exit.rval)) {

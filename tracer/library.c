@@ -14,6 +14,7 @@
 #include "patching.h"
 #include "region.h"
 #include "shared_region.h"
+#include "syscall_log.h"
 
 static enum patch_mode mode;
 static char *lib_path, *marker_entry;
@@ -73,7 +74,7 @@ static bool names_library(const char *value)
 	return false;
 }
 
-bool library_setup(enum patch_mode m, unsigned region_slots, char *err, size_t errlen)
+bool library_setup(enum patch_mode m, unsigned region_slots, bool with_log, char *err, size_t errlen)
 {
 	const char *old = getenv("LD_PRELOAD");
 	char *value;
@@ -86,7 +87,7 @@ bool library_setup(enum patch_mode m, unsigned region_slots, char *err, size_t e
 			 "(or in ../lib/systrace); without it only --patch=off works");
 		return false;
 	}
-	if (!region_create(region_slots)) {
+	if (!region_create(region_slots, with_log)) {
 		snprintf(err, errlen, "cannot create the shared region (%u slots): %s", region_slots, strerror(errno));
 		return false;
 	}
@@ -369,6 +370,8 @@ void library_on_control(struct thread *t, uint64_t site, const uint64_t *args)
 		on_hello(t, site, args[2]);
 	else if (args[1] == CONTROL_READY && !t->img->ready)
 		on_ready(t, args[2]);
+	else if (args[1] == CONTROL_LOG_FLUSH && syscall_log_on())
+		syscall_log_flush(t);
 	else
 		answer(t->tid, -EINVAL);
 }
@@ -440,6 +443,7 @@ static void take_counts(struct thread *t, bool again)
 	}
 	for (int nr = 0; nr < REGION_NRS; nr++)
 		img->rec.calls[syscall_index(ABI_X86_64, nr)] += slot->nr_calls[nr];
+	syscall_log_drain(t);
 	if (!img->late)
 		img->rec.early += img->rec.inprocess - before;
 	if (again)

@@ -22,6 +22,7 @@
 #include "report.h"
 #include "shared_region.h"
 #include "signals.h"
+#include "syscall_log.h"
 #include "tasks.h"
 
 enum { EXIT_SYSTRACE_FAILED = 125, EXIT_CANNOT_EXECUTE = 126, EXIT_NOT_FOUND = 127 };
@@ -46,6 +47,27 @@ static void measure_costs(struct totals *totals)
 	} else
 		fprintf(stderr, "systrace: warning: cannot measure what a stop and an in-process call cost: %s "
 				"(stop_cost_ns, inprocess_cost_ns and saving_per_call_ns are left empty)\n", err);
+}
+
+/* The log's figures, on stderr: runs with --log are for diagnosis, and what it
+ * cost them is part of the diagnosis. */
+static bool close_log(bool on)
+{
+	struct syscall_log_stats st;
+	char err[512];
+
+	if (!on)
+		return true;
+	if (!syscall_log_close(&st, err, sizeof(err))) {
+		fprintf(stderr, "systrace: %s\n", err);
+		return false;
+	}
+	fprintf(stderr, "systrace: log: %llu entries (%llu in-process), %.1f MiB, %llu sites; "
+			"its cost: %llu stops to empty full buffers, %.1f ms of the tracer's time\n",
+		(unsigned long long)st.entries, (unsigned long long)st.inprocess_entries,
+		(double)st.bytes / (1 << 20), (unsigned long long)st.sites, (unsigned long long)st.flushes,
+		(double)st.tracer_ns / 1e6);
+	return true;
 }
 
 /* The exit status of INTERFACE.md, from the command's last wait status. */
@@ -84,7 +106,13 @@ int main(int argc, char **argv)
 		free(path);
 		return EXIT_SYSTRACE_FAILED;
 	}
-	if (!library_setup(opt.patch, opt.region_slots, err, sizeof(err))) {
+	if (opt.log && !syscall_log_open(opt.output_dir, err, sizeof(err))) {
+		fprintf(stderr, "systrace: %s\n", err);
+		report_discard(&report);
+		free(path);
+		return EXIT_SYSTRACE_FAILED;
+	}
+	if (!library_setup(opt.patch, opt.region_slots, opt.log, err, sizeof(err))) {
 		fprintf(stderr, "systrace: %s\n", err);
 		report_discard(&report);
 		free(path);
@@ -112,6 +140,11 @@ int main(int argc, char **argv)
 	tasks_flush_all();
 	objects_free_all();
 	region_destroy();
+	if (!close_log(opt.log)) {
+		report_discard(&report);
+		free(path);
+		return EXIT_SYSTRACE_FAILED;
+	}
 
 	if (!run.root_started) {
 		/* no execve result: the child failed before it (its message is above) */

@@ -31,6 +31,8 @@ static void usage(FILE *f)
 	      "      --patch=MODE     off, single, unsafe or safe (default safe)\n"
 	      "      --prepatch       patch every site that can be at each image's start,\n"
 	      "                       not only those that ran in an earlier process\n"
+	      "      --log            also write the temporal log: an entry per syscall\n"
+	      "                       (syscall-log.bin; systrace-stats log2csv converts it)\n"
 	      "      --region-slots=N  threads alive at once that count in-process\n"
 	      "                       (default 4096; beyond, processes stop in the tracer)\n"
 	      "      --libc-calls     name in sites.csv the libc function that led to each\n"
@@ -43,13 +45,14 @@ static void usage(FILE *f)
 
 enum options_result options_parse(struct options *o, int argc, char **argv)
 {
-	enum { OPT_STATS = 256, OPT_PATCH, OPT_PREPATCH, OPT_SLOTS, OPT_LIBC_CALLS, OPT_VERSION };
+	enum { OPT_STATS = 256, OPT_PATCH, OPT_PREPATCH, OPT_SLOTS, OPT_LOG, OPT_LIBC_CALLS, OPT_VERSION };
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "show-perf-stats", no_argument, NULL, OPT_STATS },
 		{ "patch", required_argument, NULL, OPT_PATCH },
 		{ "prepatch", no_argument, NULL, OPT_PREPATCH },
 		{ "region-slots", required_argument, NULL, OPT_SLOTS },
+		{ "log", no_argument, NULL, OPT_LOG },
 		{ "libc-calls", no_argument, NULL, OPT_LIBC_CALLS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -65,6 +68,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 		case 'o': o->output_dir = optarg; break;
 		case OPT_STATS: o->show_perf_stats = true; break;
 		case OPT_PREPATCH: o->prepatch = true; break;
+		case OPT_LOG: o->log = true; break;
 		case OPT_LIBC_CALLS: o->libc_calls = true; break;
 		case OPT_PATCH: {
 			size_t m;

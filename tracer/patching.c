@@ -16,12 +16,14 @@
 #include <unistd.h>
 
 #include "gate.h"
+#include "gate_code.h"
 #include "interned.h"
 #include "objects.h"
 #include "proc_maps.h"
 #include "procfs.h"
 #include "region.h"
 #include "restarts.h"
+#include "syscall_log.h"
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -422,6 +424,7 @@ static bool build_patch(struct addr_space *as, struct site_record *s, struct pat
 		.nr_limit = REGION_NRS,
 		.slow_nrs = slow_nrs,
 		.nslow = NSLOW,
+		.log_call = syscall_log_on() ? GATE_AT(gate_log_call) : 0,
 	};
 
 	if (as->next_counter >= REGION_SLOT_SITES) {
@@ -840,21 +843,44 @@ void patching_on_munmap(struct thread *t, uint64_t addr, uint64_t len)
 
 /* A thread in the gate (blocked in, or just back from, an in-process call) about to
  * run a handler is given the state it would have in the original syscall: the stub's
- * call and red-zone step undone, rip after the site's syscall. The handler's frame,
- * and whatever unwinds through it (pthread_cancel, a C++ exception, a backtrace),
- * then sees the program's own code, which has unwind information; on return the
- * frame logic (rt_sigreturn) sends it back through the stub where needed. */
+ * call and red-zone step undone (and the log routine's frame, with the flags it
+ * saved), rip after the site's syscall. The handler's frame, and whatever unwinds
+ * through it (pthread_cancel, a C++ exception, a backtrace), then sees the program's
+ * own code, which has unwind information; on return the frame logic (rt_sigreturn)
+ * sends it back through the stub where needed. */
 static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs_struct *regs)
 {
-	uint64_t back;
-	struct iovec local = { &back, 8 }, remote = { (void *)regs->rsp, 8 };
+	/* the gate's return address; under the log routine: its mark, the flags,
+	 * the stub's return address, the pushed counter */
+	uint64_t frame[5], back, popped = 8;
+	struct iovec local = { frame, sizeof(frame) }, remote = { (void *)regs->rsp, sizeof(frame) };
 	const struct patch *p;
 
-	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != 8 || !(p = as_patch_of_stub(as, back)))
+	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != sizeof(frame))
 		return;
-	regs->rsp += 8 + 128;
+	back = frame[0];
+	if (back == GATE_AT(gate_log_returned)) {
+		back = frame[3];
+		popped = sizeof(frame);
+	}
+	if (!(p = as_patch_of_stub(as, back)))
+		return;
+	if (popped == sizeof(frame))
+		regs->eflags = frame[2];
+	regs->rsp += popped + 128;
 	regs->rip = p->plan.site + 2;
 	ptrace(PTRACE_SETREGS, t->tid, 0, regs);
+}
+
+/* Where a thread interrupted in the log routine must resume so that a handler's own
+ * calls find the buffer consistent (gate_code.S): the windows are restartable. */
+static uint64_t log_routine_rewind(uint64_t rip)
+{
+	if (rip >= GATE_AT(gate_log_reserved) && rip < GATE_AT(gate_log_committed))
+		return GATE_AT(gate_log_retry);
+	if (rip > GATE_AT(gate_log_check) && rip < GATE_AT(gate_log_checked))
+		return GATE_AT(gate_log_check);
+	return rip;
 }
 
 void patching_on_signal(struct thread *t, int sig)
@@ -871,7 +897,11 @@ void patching_on_signal(struct thread *t, int sig)
 			leave_gate(t, as, &regs);
 		return;
 	}
-	if ((p = as_patch_of_stub(as, regs.rip)) && (back = stub_rewind(&p->stub, regs.rip)) != regs.rip) {
+	if ((p = as_patch_of_stub(as, regs.rip)))
+		back = stub_rewind(&p->stub, regs.rip);
+	else
+		back = log_routine_rewind(regs.rip);
+	if (back != regs.rip) {
 		regs.rip = back;
 		ptrace(PTRACE_SETREGS, t->tid, 0, &regs);
 	}

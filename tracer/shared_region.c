@@ -1,5 +1,7 @@
 #include "shared_region.h"
 
+#include "gate_code.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,10 +18,11 @@ static int fd = -1;
 static uint8_t *base;
 static uint64_t size;
 static unsigned nslots;
+static uint64_t stride; /* a slot, and its log buffer with --log */
 static int *free_slots, nfree;
 static bool said_full;
 
-bool region_create(unsigned slots)
+bool region_create(unsigned slots, bool with_log)
 {
 	/* the gate page is mapped executable: say so where vm.memfd_noexec asks */
 	fd = memfd_create("systrace-region", MFD_CLOEXEC | MFD_EXEC);
@@ -27,15 +30,16 @@ bool region_create(unsigned slots)
 		fd = memfd_create("systrace-region", MFD_CLOEXEC);
 	if (fd < 0)
 		return false;
-	size = REGION_GATE_SIZE + (uint64_t)slots * REGION_SLOT_SIZE;
+	stride = REGION_SLOT_SIZE + (with_log ? sizeof(struct region_log) : 0);
+	size = REGION_GATE_SIZE + (uint64_t)slots * stride;
 	if (ftruncate(fd, (off_t)size) < 0)
 		goto fail;
 	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED)
 		goto fail;
-	/* the gate: syscall; ret, then traps */
+	/* the gate and the log routine, then traps */
 	memset(base, 0xcc, REGION_GATE_SIZE);
-	memcpy(base, "\x0f\x05\xc3", 3);
+	memcpy(base, gate_code, (size_t)(gate_code_end - gate_code));
 	free_slots = malloc(slots * sizeof(*free_slots));
 	if (!free_slots)
 		abort();
@@ -61,12 +65,17 @@ uint64_t region_size(void)
 
 uint64_t region_slot_offset(int slot)
 {
-	return REGION_GATE_SIZE + (uint64_t)slot * REGION_SLOT_SIZE;
+	return REGION_GATE_SIZE + (uint64_t)slot * stride;
 }
 
 struct region_slot *region_slot(int slot)
 {
 	return (struct region_slot *)(base + region_slot_offset(slot));
+}
+
+struct region_log *region_log(int slot)
+{
+	return (struct region_log *)(base + region_slot_offset(slot) + REGION_SLOT_SIZE);
 }
 
 int region_slot_take(void)
@@ -85,8 +94,8 @@ void region_slot_release(int slot)
 {
 	/* zero again for the next thread, and the memory back to the system */
 	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)region_slot_offset(slot),
-		      REGION_SLOT_SIZE) < 0)
-		memset(region_slot(slot), 0, REGION_SLOT_SIZE);
+		      (off_t)stride) < 0)
+		memset(region_slot(slot), 0, stride);
 	free_slots[nfree++] = slot;
 }
 

@@ -13,14 +13,17 @@
 
 #define REGION_DEFAULT_SLOTS 4096
 
-/* Creates the region with room for slots images; false with errno on failure. */
-bool region_create(unsigned slots);
+/* Creates the region with room for slots threads (each with a log buffer when
+ * with_log); false with errno on failure. */
+bool region_create(unsigned slots, bool with_log);
 int region_fd(void);
 uint64_t region_size(void);
 /* A zeroed slot, or -1 when the region is full (said once on stderr). */
 int region_slot_take(void);
 void region_slot_release(int slot);
 struct region_slot *region_slot(int slot);
+/* The slot's log buffer (only with --log). */
+struct region_log *region_log(int slot);
 uint64_t region_slot_offset(int slot);
 void region_destroy(void);
 

@@ -8,6 +8,7 @@
 #include "library.h"
 #include "objects.h"
 #include "procfs.h"
+#include "syscall_log.h"
 
 #define THREAD_BUCKETS 4096
 static struct thread *threads[THREAD_BUCKETS];
@@ -115,8 +116,10 @@ void thread_detach(struct thread *t)
 {
 	struct image *img = t->img;
 
-	if (img)
+	if (img) {
+		syscall_log_unfinished(t, false, 0);
 		library_thread_ends(t);
+	}
 	t->img = NULL;
 	if (img && --img->refs == 0 && img->ended)
 		image_write(img);

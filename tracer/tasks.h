@@ -10,6 +10,7 @@
 
 #include "addr_space.h"
 #include "image_record.h"
+#include "log_format.h"
 #include "perf_counters.h"
 #include "report.h"
 #include "site_table.h"
@@ -70,6 +71,9 @@ struct thread {
 	uint64_t affinity_buf;
 	pid_t affinity_target;
 	uint64_t last_stop_ns, next_check_ns;
+	/* --log: its ptraced call's entry, waiting for the result (syscall_log.c) */
+	struct log_entry log_waiting;
+	bool log_is_waiting;
 	struct thread *hash_next;
 };
 

@@ -1,0 +1,17 @@
+/* The code of the region's first page (gate_code.S): where each part lies, as an
+ * address in a traced process. */
+#ifndef SYSTRACE_GATE_CODE_H
+#define SYSTRACE_GATE_CODE_H
+
+#include <stdint.h>
+
+#include "gate.h"
+
+extern const uint8_t gate_code[], gate_code_end[];
+extern const uint8_t gate_log_call[], gate_log_retry[], gate_log_reserved[], gate_log_committed[];
+extern const uint8_t gate_log_returned[], gate_log_check[], gate_log_checked[];
+
+/* label's address in a traced process */
+#define GATE_AT(label) (SYSTRACE_GATE_ADDR + (uint64_t)((label) - gate_code))
+
+#endif

@@ -1,0 +1,275 @@
+#include "syscall_log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include "csv.h"
+#include "procfs.h"
+#include "region.h"
+#include "shared_region.h"
+
+#define BUFFERED 32768 /* entries: 1 MiB */
+
+static int fd = -1;
+static FILE *sites_file;
+static struct csv_writer sites_csv;
+static struct log_entry buffer[BUFFERED];
+static size_t nbuffered;
+static struct syscall_log_stats stats;
+static bool write_failed;
+static int write_errno;
+
+/* The rdtsc of in-process entries, as CLOCK_MONOTONIC: the rate measured between
+ * the log's opening and each drain (a nanosecond's error per second apart at worst
+ * before the first second; the TSC is constant and the clock is slewed at most by
+ * 500 ppm), applied back from the drain's own reading. */
+static uint64_t tsc0, ns0;
+static double ns_per_tick;
+
+/* The sites the entries name: (object, offset) -> the id of their row. */
+struct site_id {
+	const char *object;     /* owned */
+	uint64_t offset;
+	uint32_t id;
+	struct site_id *next;
+};
+
+#define SITE_BUCKETS 4096
+static struct site_id *site_ids[SITE_BUCKETS];
+static uint32_t next_site_id = 1;
+
+static void flush_buffer(void)
+{
+	const char *p = (const char *)buffer;
+	size_t left = nbuffered * sizeof(buffer[0]);
+
+	while (left && !write_failed) {
+		ssize_t n = write(fd, p, left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			write_failed = true;
+			write_errno = n < 0 ? errno : ENOSPC;
+			break;
+		}
+		p += n;
+		left -= (size_t)n;
+		stats.bytes += (uint64_t)n;
+	}
+	nbuffered = 0;
+}
+
+static void put(const struct log_entry *e)
+{
+	if (nbuffered == BUFFERED)
+		flush_buffer();
+	buffer[nbuffered++] = *e;
+	stats.entries++;
+}
+
+static uint64_t hash_site(const char *object, uint64_t offset)
+{
+	uint64_t h = 1469598103934665603ULL ^ offset;
+
+	for (; *object; object++)
+		h = (h ^ (unsigned char)*object) * 1099511628211ULL;
+	return h;
+}
+
+static uint32_t site_id(const struct site_record *s)
+{
+	const char *object = s->object ? s->object : "";
+	uint64_t offset = s->object ? s->offset : s->addr;
+	struct site_id **b = &site_ids[hash_site(object, offset) % SITE_BUCKETS], *i;
+	char symbol[512];
+
+	for (i = *b; i; i = i->next)
+		if (i->offset == offset && strcmp(i->object, object) == 0)
+			return i->id;
+	if (!(i = malloc(sizeof(*i))) || !(i->object = strdup(object)))
+		abort();
+	i->offset = offset;
+	i->id = next_site_id++;
+	i->next = *b;
+	*b = i;
+	csv_u64(&sites_csv, i->id);
+	csv_str(&sites_csv, object);
+	csv_hex(&sites_csv, offset);
+	if (s->symbol) {
+		snprintf(symbol, sizeof(symbol), "%s+0x%llx", s->symbol, (unsigned long long)s->symbol_offset);
+		csv_str(&sites_csv, symbol);
+	} else
+		csv_empty(&sites_csv);
+	csv_end_row(&sites_csv);
+	stats.sites++;
+	return i->id;
+}
+
+static const char *const sites_header[] = { "site", "object", "offset", "symbol", NULL };
+
+bool syscall_log_open(const char *dir, char *err, size_t errlen)
+{
+	struct log_header h = { .magic = LOG_MAGIC, .version = LOG_VERSION, .entry_size = sizeof(struct log_entry),
+				.tracer_pid = getpid() };
+	char path[4096];
+	uint64_t spin_tsc;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, LOG_FILE_NAME);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot write the log %s: %s", path, strerror(errno));
+		return false;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, LOG_SITES_FILE_NAME);
+	if (!(sites_file = fopen(path, "we"))) {
+		snprintf(err, errlen, "cannot write the log's sites %s: %s", path, strerror(errno));
+		close(fd);
+		fd = -1;
+		return false;
+	}
+	sites_csv = (struct csv_writer){ .file = sites_file };
+	csv_header(&sites_csv, sites_header);
+	/* a first rate over 2 ms, until the run gives a longer baseline */
+	ns0 = monotonic_ns();
+	tsc0 = __rdtsc();
+	while (monotonic_ns() - ns0 < 2000000)
+		;
+	spin_tsc = __rdtsc();
+	ns_per_tick = (double)(monotonic_ns() - ns0) / (double)(spin_tsc - tsc0);
+	h.start_ns = ns0;
+	if (write(fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
+		snprintf(err, errlen, "cannot write the log %s/%s: %s", dir, LOG_FILE_NAME, strerror(errno));
+		return false;
+	}
+	stats.bytes = sizeof(h);
+	return true;
+}
+
+bool syscall_log_on(void)
+{
+	return fd >= 0;
+}
+
+static void fill(struct log_entry *e, const struct thread *t, int index, const struct site_record *s)
+{
+	*e = (struct log_entry){ .pid = t->img->rec.pid, .tid = t->tid, .syscall = (uint16_t)index,
+				 .flags = t->img->late ? 0 : LOG_EARLY, .check = LOG_ENTRY_CHECK };
+	e->site = s ? site_id(s) : 0;
+}
+
+void syscall_log_enter(struct thread *t, int index, struct site_record *s)
+{
+	uint64_t began = monotonic_ns();
+
+	syscall_log_drain(t);
+	if (t->log_is_waiting) /* a call entered again without its result: the kernel's restart */
+		syscall_log_unfinished(t, false, 0);
+	/* the file names sites: this image's are looked up at once */
+	if (!s->named)
+		image_name_sites(t->img, t->tid, NULL);
+	fill(&t->log_waiting, t, index, s);
+	t->log_waiting.t_ns = began;
+	t->log_is_waiting = true;
+	stats.tracer_ns += monotonic_ns() - began;
+}
+
+void syscall_log_result(struct thread *t, int64_t ret)
+{
+	if (!t->log_is_waiting)
+		return;
+	t->log_waiting.ret = ret;
+	t->log_waiting.flags |= LOG_HAS_RET;
+	put(&t->log_waiting);
+	t->log_is_waiting = false;
+}
+
+void syscall_log_unfinished(struct thread *t, bool has_ret, int64_t ret)
+{
+	if (!t->log_is_waiting)
+		return;
+	if (has_ret) {
+		t->log_waiting.ret = ret;
+		t->log_waiting.flags |= LOG_HAS_RET;
+	}
+	put(&t->log_waiting);
+	t->log_is_waiting = false;
+}
+
+void syscall_log_drain(struct thread *t)
+{
+	struct region_log *log;
+	uint64_t head, end, began, now_tsc, now;
+	struct addr_space *as = t->img ? t->img->as : NULL;
+
+	if (fd < 0 || t->slot < 0 || !as)
+		return;
+	log = region_log(t->slot);
+	if (log->head == log->tail)
+		return;
+	began = now = monotonic_ns();
+	now_tsc = __rdtsc();
+	if (now - ns0 > 1000000000)
+		ns_per_tick = (double)(now - ns0) / (double)(now_tsc - tsc0);
+	head = log->head;
+	/* reservations past a full buffer were given up (the routine asked to flush) */
+	end = head - log->tail > REGION_LOG_ENTRIES ? log->tail + REGION_LOG_ENTRIES : head;
+	for (uint64_t seq = log->tail; seq < end; seq++) {
+		const struct region_log_entry *r = &log->entries[seq % REGION_LOG_ENTRIES];
+		const struct site_record *s;
+		struct log_entry e;
+
+		if (r->mark != (seq | REGION_LOG_MARK))
+			continue; /* reserved, and given up when a signal came (gate_code.S) */
+		s = as_site_of_counter(as, (int)((r->counter - offsetof(struct region_slot, site_calls)) / 8));
+		fill(&e, t, syscall_index(ABI_X86_64, r->nr), s);
+		e.flags |= LOG_INPROCESS | (r->has_ret ? LOG_HAS_RET : 0);
+		e.ret = r->has_ret ? r->ret : 0;
+		e.t_ns = (uint64_t)((double)now - (double)(now_tsc - r->tsc) * ns_per_tick);
+		put(&e);
+		stats.inprocess_entries++;
+	}
+	log->tail = head;
+	stats.tracer_ns += monotonic_ns() - began;
+}
+
+void syscall_log_flush(struct thread *t)
+{
+	syscall_log_drain(t);
+	stats.flushes++;
+}
+
+bool syscall_log_close(struct syscall_log_stats *st, char *err, size_t errlen)
+{
+	bool ok;
+
+	if (fd < 0)
+		return true;
+	flush_buffer();
+	ok = !write_failed && fflush(sites_file) == 0 && !ferror(sites_file);
+	if (write_failed)
+		snprintf(err, errlen, "writing the log failed: %s", strerror(write_errno));
+	else if (!ok)
+		snprintf(err, errlen, "writing the log's sites failed: %s", strerror(errno));
+	if (fclose(sites_file) != 0 && ok) {
+		snprintf(err, errlen, "writing the log's sites failed: %s", strerror(errno));
+		ok = false;
+	}
+	close(fd);
+	fd = -1;
+	for (size_t b = 0; b < SITE_BUCKETS; b++)
+		while (site_ids[b]) {
+			struct site_id *next = site_ids[b]->next;
+
+			free((char *)site_ids[b]->object);
+			free(site_ids[b]);
+			site_ids[b] = next;
+		}
+	*st = stats;
+	return ok;
+}

@@ -1,0 +1,39 @@
+/* The tracer's side of the temporal log (--log; stats/log_format.h): the entries of
+ * ptraced calls, written once their result is known, and those of in-process calls,
+ * moved from each thread's buffer in the region (region.h) to the file. A thread's
+ * buffer is emptied before any later entry of its own is written, so the file is in
+ * time order per thread. No allocation per call: entries go through one fixed
+ * buffer; only a site seen for the first time in the run costs a row of the sites
+ * file. */
+#ifndef SYSTRACE_SYSCALL_LOG_H
+#define SYSTRACE_SYSCALL_LOG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tasks.h"
+
+struct syscall_log_stats {
+	uint64_t entries, inprocess_entries, bytes, sites, flushes;
+	uint64_t tracer_ns;     /* the tracer's time spent on the log */
+};
+
+/* Creates DIR's log files; false with a message naming the file. */
+bool syscall_log_open(const char *dir, char *err, size_t errlen);
+bool syscall_log_on(void);
+/* t entered a ptraced call, counted at site s: its entry waits in t for the result. */
+void syscall_log_enter(struct thread *t, int index, struct site_record *s);
+/* The waiting call's result; a result that means "restarted" keeps it waiting. */
+void syscall_log_result(struct thread *t, int64_t ret);
+/* t will not return from its waiting call (it ended, or exec replaced it): written
+ * without a result, or with ret when has_ret (a successful execve's 0). */
+void syscall_log_unfinished(struct thread *t, bool has_ret, int64_t ret);
+/* Moves t's in-process entries from its buffer to the file (their early flag as the
+ * counts of the same calls are taken: tracer/library.c). */
+void syscall_log_drain(struct thread *t);
+/* The same, asked by t's log routine: its buffer is full. */
+void syscall_log_flush(struct thread *t);
+/* Writes what is buffered and closes the files; false with a message. */
+bool syscall_log_close(struct syscall_log_stats *st, char *err, size_t errlen);
+
+#endif
