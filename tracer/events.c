@@ -15,6 +15,7 @@
 
 #include "children.h"
 #include "early.h"
+#include "libc_calls.h"
 #include "library.h"
 #include "patching.h"
 #include "placement.h"
@@ -180,6 +181,7 @@ static void on_seccomp(struct thread *t)
 	struct image *img = t->img;
 	enum patch_result patched = PATCH_RESUME;
 	enum syscall_abi abi;
+	struct site_record *s;
 	uint64_t site;
 	bool repeat, reissued;
 	int idx;
@@ -242,7 +244,10 @@ static void on_seccomp(struct thread *t)
 			library_on_arch_prctl(t, info.seccomp.args[0]);
 		}
 		note_clone_flags(t, abi, idx, info.seccomp.args);
-		count_call(img, idx, site);
+		s = count_call(img, idx, site);
+		if (abi == ABI_X86_64)
+			libc_calls_on_call(t, s, info.instruction_pointer);
+		/* last: emptying the thread's log buffer may move the site records */
 		if (syscall_log_on())
 			syscall_log_enter(t, idx, site);
 	}

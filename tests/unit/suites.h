@@ -23,6 +23,7 @@ Suite *calibrate_suite(void);
 Suite *log_file_suite(void);
 Suite *log2csv_suite(void);
 Suite *progress_bar_suite(void);
+Suite *libc_calls_suite(void);
 
 /* A one-test-case suite, the common shape here. */
 Suite *single_case_suite(const char *name, const TTest *const *tests);

@@ -28,6 +28,7 @@ int main(void)
 	srunner_add_suite(runner, log_file_suite());
 	srunner_add_suite(runner, log2csv_suite());
 	srunner_add_suite(runner, progress_bar_suite());
+	srunner_add_suite(runner, libc_calls_suite());
 	srunner_run_all(runner, CK_NORMAL);
 	failed = srunner_ntests_failed(runner);
 	srunner_free(runner);
