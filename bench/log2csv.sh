@@ -4,7 +4,8 @@
 # processes of 4 threads, 3,000 sites in 150 objects with long paths, both paths,
 # early calls, failures). -j1 and -j2 interleaved, ROUNDS each (default 3), into a
 # file next to the log, then into /dev/null (the converter alone, no page cache or
-# disk). Prints each run, then the median entries/s per arm and the -j2/-j1 speed-up.
+# disk). Prints each run (wall and CPU time), then the median entries/s per arm and
+# the -j2/-j1 speed-up. Needs /usr/bin/time (scripts/install-deps.sh installs it).
 #
 # Environment: ROUNDS, WORK (default /var/tmp/systrace-log2csv-bench: the log and
 # the CSV, about 1.6 GB and 6.6 GB at 50 million entries; removed at the end unless
@@ -32,16 +33,15 @@ echo "log: $(wc -c < "$work/syscall-log.bin") bytes; $(nproc) CPUs; $(uname -r)"
 results=$work/results
 : > "$results"
 # $1 arm name, $2 threads, $3 output: one timed conversion, appended to results
+# (wall seconds; the CPU seconds say how much of the machine the run had)
 run() {
     rm -f "$work/syscall-log.csv"
     sync # the last run's dirty pages are not this one's to write
-    start=$(date +%s.%N)
-    "$stats" log2csv --no-progress -j "$2" -o "$3" "$work"
-    end=$(date +%s.%N)
-    awk -v arm="$1" -v s="$start" -v e="$end" -v n="$entries" -v out="$3" 'BEGIN {
-        printf "%-12s %8.3f s %8.2f M entries/s\n", arm, e - s, n / (e - s) / 1e6
-        printf "%s %.6f\n", arm, e - s >> (ENVIRON["results_file"])
-    }'
+    /usr/bin/time -f "%e %U %S" -o "$work/time" "$stats" log2csv --no-progress -j "$2" -o "$3" "$work"
+    awk -v arm="$1" -v n="$entries" '{
+        printf "%-8s %8.2f s wall %7.2f s CPU %8.2f M entries/s\n", arm, $1, $2 + $3, n / $1 / 1e6
+        printf "%s %s\n", arm, $1 >> (ENVIRON["results_file"])
+    }' "$work/time"
 }
 export results_file="$results"
 

@@ -21,7 +21,9 @@ Suite *scan_cache_suite(void);
 Suite *amortization_suite(void);
 Suite *calibrate_suite(void);
 Suite *log_file_suite(void);
+Suite *log_sites_suite(void);
 Suite *log2csv_suite(void);
+Suite *log2csv_command_suite(void);
 Suite *progress_bar_suite(void);
 Suite *libc_calls_suite(void);
 

@@ -274,7 +274,7 @@ END_TEST
 Suite *log2csv_suite(void)
 {
 	return single_case_suite("log2csv", (const TTest *const[]){
-		rows_have_every_column, empty_log_is_the_header, sites_past_the_file_are_corrupt_or_no_site, chunks_and_threads_do_not_change_the_output,
-		corrupt_entry_stops_the_conversion, salvage_keeps_the_rows_before_a_corrupt_entry,
-		write_errors_are_reported_as_such, progress_ends_at_the_total, NULL });
+		rows_have_every_column, empty_log_is_the_header, sites_past_the_file_are_corrupt_or_no_site,
+		chunks_and_threads_do_not_change_the_output, corrupt_entry_stops_the_conversion,
+		salvage_keeps_the_rows_before_a_corrupt_entry, write_errors_are_reported_as_such, progress_ends_at_the_total, NULL });
 }

@@ -26,7 +26,9 @@ int main(void)
 	srunner_add_suite(runner, amortization_suite());
 	srunner_add_suite(runner, calibrate_suite());
 	srunner_add_suite(runner, log_file_suite());
+	srunner_add_suite(runner, log_sites_suite());
 	srunner_add_suite(runner, log2csv_suite());
+	srunner_add_suite(runner, log2csv_command_suite());
 	srunner_add_suite(runner, progress_bar_suite());
 	srunner_add_suite(runner, libc_calls_suite());
 	srunner_run_all(runner, CK_NORMAL);
