@@ -6,6 +6,7 @@
 #include "analysis_fixture.h"
 #include "commands.h"
 #include "json_write.h"
+#include "log_builder.h"
 #include "log_format.h"
 #include "run_dir.h"
 #include "suites.h"
@@ -124,18 +125,13 @@ END_TEST
 /* DIR/syscall-log.bin with these entries, and a sites file naming site 1. */
 static void write_log(const char *dir, const struct log_entry *entries, size_t n)
 {
-	struct log_header h = { .version = LOG_VERSION, .entry_size = sizeof(struct log_entry),
-				.start_ns = 900000000, .tracer_pid = 1 };
+	size_t size;
+	unsigned char *log = test_log(entries, n, &size);
 	char path[512];
-	FILE *f;
 
-	memcpy(h.magic, LOG_MAGIC, sizeof(h.magic));
 	snprintf(path, sizeof(path), "%s/%s", dir, LOG_FILE_NAME);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fwrite(&h, sizeof(h), 1, f);
-	fwrite(entries, sizeof(*entries), n, f);
-	fclose(f);
+	ck_assert_int_eq(test_write_file(path, log, size), 0);
+	free(log);
 	run_dir_write(dir, LOG_SITES_FILE_NAME, "site,object,offset,symbol\n1,/lib/libc.so.6,0x10,read+0x5\n");
 }
 
