@@ -204,6 +204,27 @@ START_TEST(a_corrupt_log_fails_and_leaves_no_file)
 }
 END_TEST
 
+/* A log cut inside an entry (a tracer killed while writing) exports its whole entries. */
+START_TEST(a_truncated_log_exports_its_whole_entries)
+{
+	char *dir = fixture_dir();
+	char path[512];
+	int status;
+	char *json;
+
+	write_log(dir, four_calls, 4);
+	snprintf(path, sizeof(path), "%s/%s", dir, LOG_FILE_NAME);
+	ck_assert_int_eq(truncate(path, sizeof(struct log_header) + 2 * sizeof(struct log_entry) + 5), 0);
+	json = export_of(dir, NULL, &status);
+	ck_assert_int_eq(status, 0);
+	assert_balanced_json(json);
+	ck_assert_ptr_nonnull(strstr(json, "\"syscall_events\":2,\"syscalls_in_log\":2,\"syscalls_without_process\":0,"
+					   "\"capped\":false,\"log_truncated\":true"));
+	free(json);
+	run_dir_remove(dir);
+}
+END_TEST
+
 START_TEST(usage_errors_exit_2)
 {
 	char *no_dir[] = { "export", NULL };
@@ -232,6 +253,6 @@ Suite *trace_export_suite(void)
 {
 	return single_case_suite("trace_export", (const TTest *const[]){
 		processes_and_patches_without_a_log, each_logged_syscall_on_its_image_and_thread,
-		max_syscalls_caps_and_says_so, a_corrupt_log_fails_and_leaves_no_file, usage_errors_exit_2,
+		max_syscalls_caps_and_says_so, a_corrupt_log_fails_and_leaves_no_file, a_truncated_log_exports_its_whole_entries, usage_errors_exit_2,
 		json_strings_are_escaped_for_any_bytes, NULL });
 }
