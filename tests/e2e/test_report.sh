@@ -8,7 +8,8 @@
 #  - the text report: the TOTAL row and the amortization totals equal summary.csv and
 #    sites.csv, and it says the totals agree;
 #  - the one-call getppid site is listed as not amortized, and its function is ranked
-#    among the short-lived processes' (all of them, with --short-ms 100000);
+#    among the short-lived processes' (all of them, with --short-ms 100000): the
+#    containing symbol without --libc-calls, libc's syscall() with it;
 #  - errors name the file and the problem (exit 1), usage errors exit 2;
 #  - export gives valid JSON (json.load): a track and lifetime per process row,
 #    patch events when sites.csv has patched_ns, and, for a run with --log, a syscall
@@ -33,12 +34,9 @@ stats() {
 echo "== the run"
 st_run_clean known "$D" /bin/sh -c "$P/getppid_loop 1; $P/getppid_loop 500; $P/fork_tree"
 [ -f "$D/summary.csv" ] || fail "no CSV files"
-# with the temporal log too when this systrace has it
-if "$SYSTRACE_PLAIN" --help 2>&1 | grep -q -- '--log'; then
-	ST_OPTS=--log st_run_clean known-log "$TMPDIR/logrun" /bin/sh -c "$P/getppid_loop 500"
-else
-	echo "(this systrace has no --log: the export's syscall events are checked on the handcrafted log of the unit tests only)"
-fi
+# with the temporal log, and with the libc functions named
+ST_OPTS=--log st_run_clean known-log "$TMPDIR/logrun" /bin/sh -c "$P/getppid_loop 500"
+ST_OPTS=--libc-calls st_run_clean known-libc "$TMPDIR/libcrun" "$P/getppid_loop" 1
 
 echo "== report --csv: a row per process, as processes.csv says"
 stats report-csv report --csv --sort pid:asc "$D"
@@ -152,6 +150,27 @@ else:
 if "has no column 'libc_function'" not in text and "has an empty column" not in text and \
         not any(s.get("libc_function") for s in sites):
     fail("the fallback to the symbol is not said")
+sys.exit(bad)
+PY
+
+echo "== --libc-calls: the ranking is by libc function, and names syscall() for getppid_loop 1"
+stats libc report --csv --table libc --short-ms 100000 --top 1000 "$TMPDIR/libcrun"
+python3 - "$TMPDIR/libcrun" "$TMPDIR/libc.out" <<'PY' || check_problem "the libc ranking (above)"
+import collections, csv, sys
+d, out = sys.argv[1:]
+sites = list(csv.DictReader(open(f"{d}/sites.csv")))
+ranked = {r["function"]: r for r in csv.DictReader(open(out))}
+bad = 0
+# what the ranking must be: the unpaid sites of the (short) run grouped by libc_function
+want = collections.Counter(s["libc_function"] or "(unknown)" for s in sites if s["amortized"] == "no")
+got = {f: int(r["sites"]) for f, r in ranked.items()}
+if got != dict(want) or any(r["named_by"] != "libc_function" for r in ranked.values()):
+    print(f"FAIL: ranking {got} (named by {set(r['named_by'] for r in ranked.values())}), sites.csv gives {dict(want)}")
+    bad = 1
+one = [s for s in sites if s["syscall"] == "getppid" and s["amortized"] == "no"]
+if not one or one[0]["libc_function"] != "syscall" or "syscall" not in ranked:
+    print(f"FAIL: getppid_loop 1's one getppid goes through syscall(): sites.csv {one}, ranked {list(ranked)[:10]}")
+    bad = 1
 sys.exit(bad)
 PY
 
