@@ -18,7 +18,8 @@ static void read_segments(struct elf_object *o, Elf *elf)
 		GElf_Phdr ph;
 
 		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
-			o->segments[o->nsegments++] = (struct elf_segment){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
+			o->segments[o->nsegments++] = (struct elf_segment){ ph.p_offset, ph.p_vaddr, ph.p_filesz,
+										    (ph.p_flags & PF_W) != 0 };
 	}
 }
 
@@ -66,8 +67,17 @@ static int by_addr(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
-/* Copies the function symbols of a symbol table section into the object. */
-static void read_symbols(struct elf_object *o, Elf *elf, Elf_Scn *scn)
+/* A symbol other objects can bind to: global or weak, and visible. */
+static bool is_exported(const GElf_Sym *sym)
+{
+	int bind = GELF_ST_BIND(sym->st_info), vis = GELF_ST_VISIBILITY(sym->st_other);
+
+	return (bind == STB_GLOBAL || bind == STB_WEAK) && (vis == STV_DEFAULT || vis == STV_PROTECTED);
+}
+
+/* Copies the function symbols of a symbol table section into the object (with
+ * exported_only, those is_exported says). */
+static void read_symbols(struct elf_object *o, Elf *elf, Elf_Scn *scn, bool exported_only)
 {
 	GElf_Shdr sh;
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -86,6 +96,7 @@ static void read_symbols(struct elf_object *o, Elf *elf, Elf_Scn *scn)
 				continue;
 			type = GELF_ST_TYPE(sym.st_info);
 			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF
+			    || (exported_only && !is_exported(&sym))
 			    || !(name = elf_strptr(elf, sh.sh_link, sym.st_name)) || !*name)
 				continue;
 			if (pass == 0) {
@@ -122,31 +133,52 @@ static bool read_debug_symbols(struct elf_object *o)
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	scn = elf ? find_section(elf, SHT_SYMTAB) : NULL;
 	if (scn)
-		read_symbols(o, elf, scn);
+		read_symbols(o, elf, scn, false);
 	elf_end(elf);
 	close(fd);
 	return o->nsymbols > 0;
 }
 
-bool elf_object_load(struct elf_object *o, int fd)
+static Elf *begin_elf(struct elf_object *o, int fd)
 {
 	Elf *elf;
-	Elf_Scn *scn;
 
 	memset(o, 0, sizeof(*o));
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return false;
+		return NULL;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		elf_end(elf);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		return elf;
+	elf_end(elf);
+	return NULL;
+}
+
+bool elf_object_load(struct elf_object *o, int fd)
+{
+	Elf *elf = begin_elf(o, fd);
+	Elf_Scn *scn;
+
+	if (!elf)
 		return false;
-	}
 	read_segments(o, elf);
 	read_build_id(o, elf);
 	if ((scn = find_section(elf, SHT_SYMTAB)))
-		read_symbols(o, elf, scn);
+		read_symbols(o, elf, scn, false);
 	else if (!read_debug_symbols(o) && (scn = find_section(elf, SHT_DYNSYM)))
-		read_symbols(o, elf, scn);
+		read_symbols(o, elf, scn, false);
+	elf_end(elf);
+	return true;
+}
+
+bool elf_object_load_exported(struct elf_object *o, int fd)
+{
+	Elf *elf = begin_elf(o, fd);
+	Elf_Scn *scn;
+
+	if (!elf)
+		return false;
+	if ((scn = find_section(elf, SHT_DYNSYM)))
+		read_symbols(o, elf, scn, true);
 	elf_end(elf);
 	return true;
 }
@@ -188,6 +220,16 @@ bool elf_object_file_offset(const struct elf_object *o, uint64_t vaddr, uint64_t
 	if (s)
 		*file_offset = vaddr - s->vaddr + s->file_offset;
 	return s != NULL;
+}
+
+bool elf_object_readonly_offset(const struct elf_object *o, uint64_t vaddr, uint64_t len, uint64_t *file_offset)
+{
+	const struct elf_segment *s = segment_at(o, vaddr, true);
+
+	if (!s || s->writable || len > s->vaddr + s->filesz - vaddr)
+		return false;
+	*file_offset = vaddr - s->vaddr + s->file_offset;
+	return true;
 }
 
 const struct elf_symbol *elf_object_symbol(const struct elf_object *o, uint64_t vaddr)

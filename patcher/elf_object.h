@@ -11,6 +11,7 @@
 
 struct elf_segment {
 	uint64_t file_offset, vaddr, filesz;
+	bool writable;
 };
 
 struct elf_symbol {
@@ -29,12 +30,19 @@ struct elf_object {
 
 /* Reads the object open on fd; false (and an empty object) when it is not ELF. */
 bool elf_object_load(struct elf_object *o, int fd);
+/* Reads only the functions the object exports (.dynsym, global or weak, visible):
+ * the names other objects call it by. No segments, no build-id. */
+bool elf_object_load_exported(struct elf_object *o, int fd);
 void elf_object_free(struct elf_object *o);
 
 /* The ELF virtual address of a file offset inside a loadable segment. */
 bool elf_object_vaddr(const struct elf_object *o, uint64_t file_offset, uint64_t *vaddr);
 /* The other way: the file offset of an ELF address inside a loadable segment. */
 bool elf_object_file_offset(const struct elf_object *o, uint64_t vaddr, uint64_t *file_offset);
+
+/* The file offset of len bytes at ELF address vaddr that lie in one loadable
+ * segment the program cannot write (its memory holds the file's bytes there). */
+bool elf_object_readonly_offset(const struct elf_object *o, uint64_t vaddr, uint64_t len, uint64_t *file_offset);
 
 /* The symbol containing vaddr, else the nearest one below it; NULL if none. */
 const struct elf_symbol *elf_object_symbol(const struct elf_object *o, uint64_t vaddr);

@@ -12,6 +12,12 @@
 /* The syscall index of a site whose number is not fixed (it saw more than one). */
 #define SITE_SYSCALL_VARIES (-1)
 
+/* A libc entry point that led to a site (--libc-calls), and the calls it made there. */
+struct libc_entry {
+	const char *name;
+	uint64_t calls;
+};
+
 struct site_record {
 	uint64_t addr;          /* of the syscall instruction */
 	int syscall;            /* counter index, or SITE_SYSCALL_VARIES */
@@ -22,6 +28,14 @@ struct site_record {
 	uint64_t symbol_offset;
 	const char *state;      /* "patched", "unpatchable:<reason>", "pending" */
 	uint64_t patch_ns;      /* what patching it cost this image; 0 if it did not */
+	uint64_t patched_ns;    /* CLOCK_MONOTONIC when this image patched it; 0 if it did not */
+	/* --libc-calls: the libc entry points its ptraced calls came through, in
+	 * first-seen order; and the one to show: of the most calls (ties: first seen),
+	 * or for a site that saw none, the one learned at the same site of the object
+	 * in other processes; NULL: none */
+	struct libc_entry *libc_entries;
+	unsigned nlibc_entries;
+	const char *libc_function;
 	bool named;             /* object, offset and symbol have been looked up */
 };
 

@@ -27,7 +27,7 @@ static const char *const syscalls_header[] = {
 };
 static const char *const sites_header[] = {
 	"pid", "image", "object", "offset", "symbol", "syscall", "state", "ptraced",
-	"inprocess", "address", "patch_ns", "break_even", "amortized", NULL
+	"inprocess", "address", "patch_ns", "break_even", "amortized", "patched_ns", "libc_function", "libc_functions", NULL
 };
 static const char *const *const headers[REPORT_FILES] = {
 	[REPORT_PROCESSES] = processes_header,
@@ -170,6 +170,26 @@ static void write_syscall_rows(struct csv_writer *w, const struct image_record *
 	}
 }
 
+/* name:calls;name:calls, in first-seen order */
+static void write_libc_entries(struct csv_writer *w, const struct site_record *s)
+{
+	char *list = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!s->nlibc_entries) {
+		csv_empty(w);
+		return;
+	}
+	if (!(f = open_memstream(&list, &len)))
+		abort();
+	for (unsigned i = 0; i < s->nlibc_entries; i++)
+		fprintf(f, "%s%s:%lu", i ? ";" : "", s->libc_entries[i].name, (unsigned long)s->libc_entries[i].calls);
+	fclose(f);
+	csv_str(w, list);
+	free(list);
+}
+
 static void write_site_rows(struct csv_writer *w, const struct image_record *img, const struct totals *t)
 {
 	char buf[512];
@@ -199,6 +219,9 @@ static void write_site_rows(struct csv_writer *w, const struct image_record *img
 			csv_str(w, amortization_paid_off(s->patch_ns, t->saving_per_call_ns, s->inprocess) ? "yes" : "no");
 		else
 			csv_empty(w);
+		write_optional(w, s->patched_ns, s->patched_ns);
+		csv_str(w, s->libc_function ? s->libc_function : "");
+		write_libc_entries(w, s);
 		csv_end_row(w);
 	}
 }

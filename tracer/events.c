@@ -15,6 +15,7 @@
 
 #include "children.h"
 #include "early.h"
+#include "libc_calls.h"
 #include "library.h"
 #include "patching.h"
 #include "placement.h"
@@ -244,8 +245,11 @@ static void on_seccomp(struct thread *t)
 		}
 		note_clone_flags(t, abi, idx, info.seccomp.args);
 		s = count_call(img, idx, site);
+		if (abi == ABI_X86_64)
+			libc_calls_on_call(t, s, info.instruction_pointer);
+		/* last: emptying the thread's log buffer may move the site records */
 		if (syscall_log_on())
-			syscall_log_enter(t, idx, s);
+			syscall_log_enter(t, idx, site);
 	}
 	if (abi == ABI_X86_64) {
 		patched = patching_on_call(t, site, site != info.instruction_pointer - 2, (long)info.seccomp.nr);
@@ -275,7 +279,7 @@ static void count_exec(struct thread *t, int64_t ret)
 	}
 	count_result(&img->rec, t->exec_index, ret);
 	if (syscall_log_on()) {
-		syscall_log_enter(t, t->exec_index, s);
+		syscall_log_enter(t, t->exec_index, s->addr);
 		syscall_log_result(t, ret);
 	}
 	if (img->hidden && ret < 0)

@@ -505,8 +505,10 @@ static void account_patches(struct image *img, const struct addr_space *as)
 		img->rec.patches_written++;
 		img->rec.patches_known += p->known;
 		img->rec.patch_ns += p->cost_ns;
-		if (s)
+		if (s) {
 			s->patch_ns = p->cost_ns;
+			s->patched_ns = p->patched_ns;
+		}
 		if (!amortization_paid_off(p->cost_ns, saving_ns, s ? s->inprocess : 0))
 			img->rec.patches_not_amortized++;
 	}

@@ -12,6 +12,7 @@
 #include "events.h"
 #include "gate.h"
 #include "launch.h"
+#include "libc_calls.h"
 #include "library.h"
 #include "objects.h"
 #include "options.h"
@@ -118,6 +119,7 @@ int main(int argc, char **argv)
 		return EXIT_SYSTRACE_FAILED;
 	}
 	patching_setup(opt.patch, opt.prepatch);
+	libc_calls_setup(opt.libc_calls);
 	signals_setup();
 	placement_start(); /* after signals_setup: the command gets the inherited SIGALRM */
 	tasks_set_report(&report);

@@ -4,11 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "code_scan.h"
 #include "elf_object.h"
+#include "entry_tally.h"
+#include "function_names.h"
 #include "interned.h"
 #include "proc_maps.h"
 #include "scan_cache.h"
@@ -27,6 +30,14 @@ struct object {
 	struct refusal { uint64_t vaddr; const char *state; } *refused; /* and those refused */
 	size_t nrefused, cap_refused;
 	bool swept_for_prepatch;
+	/* --libc-calls: the functions it exports, read when first asked; and per site
+	 * (ELF address), the libc entry points seen leading to it in any process */
+	struct elf_object exported;
+	bool exported_read;
+	void *image;               /* the file, mapped read-only in the tracer; NULL: not */
+	size_t image_size;
+	struct learned { uint64_t vaddr; struct libc_entry *entries; unsigned n; } *learned;
+	size_t nlearned, cap_learned;
 	struct object *next;
 };
 
@@ -190,6 +201,18 @@ const char *objects_code_of(pid_t tid, struct site_record *s, struct code_object
 	return reason;
 }
 
+/* array (n elements of size bytes, room for *cap) with room for one more */
+static void *room_for_one(void *array, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return array;
+	*cap = *cap ? 2 * *cap : 16;
+	array = realloc(array, *cap * size);
+	if (!array)
+		abort();
+	return array;
+}
+
 static void shift_plan(struct patch_plan *plan, uint64_t by)
 {
 	plan->site += by;
@@ -205,12 +228,7 @@ void objects_learn(const struct code_object *code, const struct patch_plan *plan
 	for (size_t i = 0; i < o->nknown; i++)
 		if (o->known[i].site == plan->site - code->bias)
 			return;
-	if (o->nknown == o->cap_known) {
-		o->cap_known = o->cap_known ? 2 * o->cap_known : 16;
-		o->known = realloc(o->known, o->cap_known * sizeof(*o->known));
-		if (!o->known)
-			abort();
-	}
+	o->known = room_for_one(o->known, o->nknown, &o->cap_known, sizeof(*o->known));
 	k = &o->known[o->nknown++];
 	*k = *plan;
 	shift_plan(k, -code->bias);
@@ -220,12 +238,7 @@ void objects_learn_refusal(const struct code_object *code, uint64_t addr, const 
 {
 	struct object *o = code->object;
 
-	if (o->nrefused == o->cap_refused) {
-		o->cap_refused = o->cap_refused ? 2 * o->cap_refused : 16;
-		o->refused = realloc(o->refused, o->cap_refused * sizeof(*o->refused));
-		if (!o->refused)
-			abort();
-	}
+	o->refused = room_for_one(o->refused, o->nrefused, &o->cap_refused, sizeof(*o->refused));
 	o->refused[o->nrefused++] = (struct refusal){ addr - code->bias, state };
 }
 
@@ -313,6 +326,96 @@ void objects_for_each_new_syscall(pid_t tid, objects_syscall_fn *fn, void *arg)
 	objects_end();
 }
 
+/* For --libc-calls: o's exported functions, and its file mapped for the walks. */
+static void read_exported(pid_t tid, const struct map_entry *e, struct object *o)
+{
+	char via[96];
+	struct stat st;
+	const char *path = mapped_file(tid, e, via, sizeof(via), &st);
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+
+	o->exported_read = true;
+	if (fd < 0)
+		return;
+	elf_object_load_exported(&o->exported, fd);
+	o->image = st.st_size > 0 ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+	if (o->image == MAP_FAILED)
+		o->image = NULL;
+	else
+		o->image_size = (size_t)st.st_size;
+	close(fd);
+}
+
+bool objects_find_mapped(pid_t tid, uint64_t addr, bool (*matches)(const char *path), struct mapped_object *m)
+{
+	const struct map_entry *e;
+	uint64_t vaddr;
+
+	m->object = NULL;
+	if (!objects_begin(tid))
+		return false;
+	e = proc_maps_find(&maps, addr);
+	if (e && e->path[0] == '/' && matches(e->path) && (m->object = object_of(tid, e))
+	    && elf_object_vaddr(&m->object->elf, e->file_offset, &vaddr)) {
+		*m = (struct mapped_object){ e->start, e->end, e->start - vaddr, m->object };
+		if (!m->object->exported_read)
+			read_exported(tid, e, m->object);
+	} else {
+		m->object = NULL;
+	}
+	objects_end();
+	return m->object != NULL;
+}
+
+const char *objects_function_name(const struct object *o, uint64_t vaddr, bool exact)
+{
+	const char *name = function_name_at(&o->exported, vaddr, exact);
+
+	return name || exact ? name : function_name_at(&o->elf, vaddr, false);
+}
+
+bool objects_read_readonly(const struct object *o, uint64_t vaddr, void *buf, size_t len)
+{
+	uint64_t off;
+
+	if (!o->image || !elf_object_readonly_offset(&o->elf, vaddr, len, &off) || off + len > o->image_size)
+		return false;
+	memcpy(buf, (const char *)o->image + off, len);
+	return true;
+}
+
+const char *objects_path(const struct object *o)
+{
+	return o->path;
+}
+
+static struct learned *learned_at(const struct object *o, uint64_t vaddr)
+{
+	for (size_t i = 0; i < o->nlearned; i++)
+		if (o->learned[i].vaddr == vaddr)
+			return &o->learned[i];
+	return NULL;
+}
+
+void objects_learn_entry(struct object *o, uint64_t vaddr, const char *name)
+{
+	struct learned *l = learned_at(o, vaddr);
+
+	if (!l) {
+		o->learned = room_for_one(o->learned, o->nlearned, &o->cap_learned, sizeof(*o->learned));
+		l = &o->learned[o->nlearned++];
+		*l = (struct learned){ .vaddr = vaddr };
+	}
+	entry_tally_add(&l->entries, &l->n, name);
+}
+
+const char *objects_learned_entry(const struct object *o, uint64_t vaddr)
+{
+	const struct learned *l = learned_at(o, vaddr);
+
+	return l ? entry_tally_top(l->entries, l->n) : NULL;
+}
+
 void objects_end(void)
 {
 	proc_maps_close(&maps);
@@ -332,6 +435,12 @@ void objects_free_all(void)
 			code_scan_free(&o->scan);
 			free(o->known);
 			free(o->refused);
+			elf_object_free(&o->exported);
+			if (o->image)
+				munmap(o->image, o->image_size);
+			for (size_t i = 0; i < o->nlearned; i++)
+				free(o->learned[i].entries);
+			free(o->learned);
 			free(o->path);
 			free(o);
 		}

@@ -48,6 +48,28 @@ void objects_for_each_known_at(pid_t tid, uint64_t addr, objects_known_fn *fn, v
  * object mapped executable in tid's memory, once per object in the run. */
 typedef void objects_syscall_fn(void *arg, const struct code_object *code, uint64_t addr);
 void objects_for_each_new_syscall(pid_t tid, objects_syscall_fn *fn, void *arg);
+/* --libc-calls (tracer/libc_calls.h). The executable mapping holding addr in tid's
+ * memory, if its path matches: [start, end), runtime minus ELF address, and its
+ * object with its exported functions read; false if not. */
+struct mapped_object {
+	uint64_t start, end, bias;
+	struct object *object;
+};
+bool objects_find_mapped(pid_t tid, uint64_t addr, bool (*matches)(const char *path), struct mapped_object *m);
+/* The function at ELF address vaddr of o: starting there (exact), by its exported
+ * names (patcher/function_names.h); or (not exact) the exported one containing it,
+ * else the one of o's own symbols (.symtab, debug file) containing it; NULL if none. */
+const char *objects_function_name(const struct object *o, uint64_t vaddr, bool exact);
+/* Reads len bytes at ELF address vaddr of o (found by objects_find_mapped) from the
+ * tracer's own mapping of its file, where they lie in a segment the program cannot
+ * write; false otherwise (read the process then). */
+bool objects_read_readonly(const struct object *o, uint64_t vaddr, void *buf, size_t len);
+/* The path that names o's sites (site_record.object points to it). */
+const char *objects_path(const struct object *o);
+/* Counts one call at o's site vaddr through a libc entry point, for every process;
+ * and the one seen most there so far (NULL: none). */
+void objects_learn_entry(struct object *o, uint64_t vaddr, const char *name);
+const char *objects_learned_entry(const struct object *o, uint64_t vaddr);
 /* Frees every object read so far (at the end of the run). */
 void objects_free_all(void);
 

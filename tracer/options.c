@@ -35,6 +35,8 @@ static void usage(FILE *f)
 	      "                       (syscall-log.bin; systrace-stats log2csv converts it)\n"
 	      "      --region-slots=N  threads alive at once that count in-process\n"
 	      "                       (default 4096; beyond, processes stop in the tracer)\n"
+	      "      --libc-calls     name in sites.csv the libc function that led to each\n"
+	      "                       site (unwinds the stack at every stop: slower)\n"
 	      "  -h, --help           show this help\n"
 	      "      --version        show the version\n\n"
 	      "Exit status: COMMAND's own; 128+N if it was killed by signal N; 127 if COMMAND\n"
@@ -43,7 +45,7 @@ static void usage(FILE *f)
 
 enum options_result options_parse(struct options *o, int argc, char **argv)
 {
-	enum { OPT_STATS = 256, OPT_PATCH, OPT_PREPATCH, OPT_SLOTS, OPT_LOG, OPT_VERSION };
+	enum { OPT_STATS = 256, OPT_PATCH, OPT_PREPATCH, OPT_SLOTS, OPT_LOG, OPT_LIBC_CALLS, OPT_VERSION };
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "show-perf-stats", no_argument, NULL, OPT_STATS },
@@ -51,6 +53,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 		{ "prepatch", no_argument, NULL, OPT_PREPATCH },
 		{ "region-slots", required_argument, NULL, OPT_SLOTS },
 		{ "log", no_argument, NULL, OPT_LOG },
+		{ "libc-calls", no_argument, NULL, OPT_LIBC_CALLS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -66,6 +69,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 		case OPT_STATS: o->show_perf_stats = true; break;
 		case OPT_PREPATCH: o->prepatch = true; break;
 		case OPT_LOG: o->log = true; break;
+		case OPT_LIBC_CALLS: o->libc_calls = true; break;
 		case OPT_PATCH: {
 			size_t m;
 

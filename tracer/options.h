@@ -12,6 +12,7 @@ struct options {
 	enum patch_mode patch;
 	bool prepatch;          /* patch every site that can be, at each image's start */
 	unsigned region_slots;  /* threads the shared region has counters for */
+	bool libc_calls;        /* name the libc entry point of each ptraced call (libc_calls.h) */
 	bool log;               /* write the temporal log (syscall_log.h) */
 	char **command; /* NULL-terminated */
 };

@@ -441,21 +441,22 @@ static bool build_patch(struct addr_space *as, struct site_record *s, struct pat
 	return true;
 }
 
-static void mark_patched(struct addr_space *as, struct site_record *s, struct patch *p, size_t len, uint64_t cost_ns)
-{
-	as_stub_taken(as, p->stub.addr, len);
-	p->counter = as->next_counter++;
-	p->cost_ns = cost_ns;
-	as->npatched++;
-	s->state = "patched";
-}
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
+static void mark_patched(struct addr_space *as, struct site_record *s, struct patch *p, size_t len, uint64_t cost_ns)
+{
+	as_stub_taken(as, p->stub.addr, len);
+	p->counter = as->next_counter++;
+	p->cost_ns = cost_ns;
+	p->patched_ns = now_ns();
+	as->npatched++;
+	s->state = "patched";
 }
 
 static enum patch_result apply(struct thread *t, struct addr_space *as, struct site_record *s, struct patch *p,

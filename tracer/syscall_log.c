@@ -164,17 +164,20 @@ static void fill(struct log_entry *e, const struct thread *t, int index, const s
 	e->site = s ? site_id(s) : 0;
 }
 
-void syscall_log_enter(struct thread *t, int index, struct site_record *s)
+void syscall_log_enter(struct thread *t, int index, uint64_t site)
 {
 	uint64_t began = monotonic_ns();
+	struct site_record *s;
 
 	/* a call whose result did not come: one a handler interrupted (its restart is
 	 * not a call of its own), or one whose exit stop was not asked for */
 	syscall_log_unfinished(t, false, 0);
 	syscall_log_drain(t);
-	/* the file names sites: this image's are looked up at once */
-	if (!s->named)
-		image_name_sites(t->img, t->tid, NULL);
+	/* after the drain, which may add sites to the table; the file names sites:
+	 * this image's are looked up at once */
+	s = site_table_find(&t->img->sites, site);
+	if (s && !s->named)
+		image_name_sites(t->img, t->tid, s);
 	fill(&t->log_waiting, t, index, s);
 	t->log_waiting.t_ns = tsc_clock_ns(tsc_now());
 	t->log_is_waiting = true;

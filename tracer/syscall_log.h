@@ -21,8 +21,9 @@ struct syscall_log_stats {
 /* Creates DIR's log files; false with a message naming the file. */
 bool syscall_log_open(const char *dir, char *err, size_t errlen);
 bool syscall_log_on(void);
-/* t entered a ptraced call, counted at site s: its entry waits in t for the result. */
-void syscall_log_enter(struct thread *t, int index, struct site_record *s);
+/* t entered a ptraced call, counted at site (an address in its image's table): its
+ * entry waits in t for the result. */
+void syscall_log_enter(struct thread *t, int index, uint64_t site);
 /* The waiting call's result; a result that means "restarted" keeps it waiting. */
 void syscall_log_result(struct thread *t, int64_t ret);
 /* t will not return from its waiting call (it ended, or exec replaced it): written

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "libc_calls.h"
 #include "library.h"
 #include "objects.h"
 #include "procfs.h"
@@ -83,10 +84,12 @@ static void image_write(struct image *img)
 		for (size_t i = 0; i < img->sites.n; i++)
 			if (!img->sites.sites[i].named)
 				img->sites.sites[i].offset = img->sites.sites[i].addr;
+	libc_calls_complete(img);
 	img->rec.sites = img->sites.sites;
 	img->rec.nsites = img->sites.n;
 	if (!img->hidden)
 		report_image(report, &img->rec);
+	libc_calls_free(img);
 	if (img->prev)
 		img->prev->next = img->next;
 	else

@@ -15,6 +15,8 @@
 #include "report.h"
 #include "site_table.h"
 
+struct libc_view;
+
 struct image {
 	struct image_record rec;
 	struct site_table sites;
@@ -30,6 +32,7 @@ struct image {
 	bool ready;                     /* its library is up: sites may be patched */
 	bool late;                      /* its library has been up: calls are no longer early */
 	struct perf_counters perf;      /* the process's; handed on at exec */
+	struct libc_view *libc_calls;   /* --libc-calls: its libc and unwinder (libc_calls.c) */
 	struct image *prev, *next;      /* the images not written yet */
 };
 

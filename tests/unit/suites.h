@@ -6,6 +6,7 @@
 Suite *csv_suite(void);
 Suite *csv_read_suite(void);
 Suite *analyses_suite(void);
+Suite *trace_export_suite(void);
 Suite *summary_suite(void);
 Suite *syscall_names_suite(void);
 Suite *site_table_suite(void);
@@ -25,6 +26,7 @@ Suite *log_sites_suite(void);
 Suite *log2csv_suite(void);
 Suite *log2csv_command_suite(void);
 Suite *progress_bar_suite(void);
+Suite *libc_calls_suite(void);
 
 /* A one-test-case suite, the common shape here. */
 Suite *single_case_suite(const char *name, const TTest *const *tests);

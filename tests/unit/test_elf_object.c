@@ -38,7 +38,7 @@ END_TEST
 START_TEST(file_offsets_become_vaddrs)
 {
 	struct elf_object o = { 0 };
-	struct elf_segment segs[2] = { { 0, 0, 0x1000 }, { 0x1000, 0x201000, 0x500 } };
+	struct elf_segment segs[2] = { { 0, 0, 0x1000, false }, { 0x1000, 0x201000, 0x500, true } };
 	uint64_t v;
 
 	o.segments = segs;
@@ -48,6 +48,22 @@ START_TEST(file_offsets_become_vaddrs)
 	ck_assert(elf_object_vaddr(&o, 0x1234, &v));
 	ck_assert_uint_eq(v, 0x201234);
 	ck_assert(!elf_object_vaddr(&o, 0x2000, &v));
+}
+END_TEST
+
+START_TEST(only_readonly_bytes_come_from_the_file)
+{
+	struct elf_segment segs[2] = { { 0, 0, 0x1000, false }, { 0x1000, 0x201000, 0x500, true } };
+	struct elf_object o = { .segments = segs, .nsegments = 2 };
+	uint64_t off = 0;
+
+	ck_assert(elf_object_readonly_offset(&o, 0x10, 8, &off));
+	ck_assert_uint_eq(off, 0x10);
+	ck_assert(elf_object_readonly_offset(&o, 0xff8, 8, &off));
+	/* past the segment's end, or in a segment the program writes (relocated data) */
+	ck_assert(!elf_object_readonly_offset(&o, 0xffc, 8, &off));
+	ck_assert(!elf_object_readonly_offset(&o, 0x201010, 8, &off));
+	ck_assert(!elf_object_readonly_offset(&o, 0x5000, 8, &off));
 }
 END_TEST
 
@@ -80,6 +96,6 @@ END_TEST
 Suite *elf_object_suite(void)
 {
 	return single_case_suite("elf_object", (const TTest *const[]){
-		own_symbols_are_found, file_offsets_become_vaddrs, nearest_symbol_when_none_contains,
-		non_elf_is_refused, NULL });
+		own_symbols_are_found, file_offsets_become_vaddrs, only_readonly_bytes_come_from_the_file,
+		nearest_symbol_when_none_contains, non_elf_is_refused, NULL });
 }

@@ -11,6 +11,7 @@ int main(void)
 
 	srunner_add_suite(runner, csv_read_suite());
 	srunner_add_suite(runner, analyses_suite());
+	srunner_add_suite(runner, trace_export_suite());
 	srunner_add_suite(runner, summary_suite());
 	srunner_add_suite(runner, syscall_names_suite());
 	srunner_add_suite(runner, site_table_suite());
@@ -30,6 +31,7 @@ int main(void)
 	srunner_add_suite(runner, log2csv_suite());
 	srunner_add_suite(runner, log2csv_command_suite());
 	srunner_add_suite(runner, progress_bar_suite());
+	srunner_add_suite(runner, libc_calls_suite());
 	srunner_run_all(runner, CK_NORMAL);
 	failed = srunner_ntests_failed(runner);
 	srunner_free(runner);
