@@ -246,12 +246,30 @@ static int write_file(struct inputs *in, const struct options *o, const char *lo
 	return status;
 }
 
+/* Whether output names the same file as one of the inputs (which it would replace). */
+static bool replaces_an_input(const char *output, const char *log_path, const char *sites_path)
+{
+	const char *inputs[] = { log_path, sites_path };
+	struct stat out, in;
+
+	if (stat(output, &out) < 0 || !S_ISREG(out.st_mode))
+		return false;
+	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++)
+		if (stat(inputs[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+			return true;
+	return false;
+}
+
 static int convert(const struct options *o, const char *log_path, const char *sites_path, const char *output)
 {
 	struct inputs in;
 	struct stat st;
 	int status;
 
+	if (strcmp(output, "-") != 0 && replaces_an_input(output, log_path, sites_path)) {
+		fprintf(stderr, PROGRAM ": %s: the CSV would replace an input (the log or its sites file)\n", output);
+		return 2;
+	}
 	if (open_inputs(&in, o, log_path, sites_path) < 0)
 		return 1;
 	if (!strcmp(output, "-"))
@@ -268,13 +286,17 @@ int log2csv_main(int argc, char **argv)
 {
 	struct options o;
 	char log_path[PATH_MAX], sites_path[PATH_MAX], output[PATH_MAX];
+	const char *sep;
 	int done, status = parse(argc, argv, &o, &done);
 
 	if (status || done)
 		return status;
-	if ((size_t)snprintf(log_path, sizeof(log_path), "%s/%s", o.dir, LOG_FILE_NAME) >= sizeof(log_path) ||
-	    (size_t)snprintf(sites_path, sizeof(sites_path), "%s/%s", o.dir, LOG_SITES_FILE_NAME) >= sizeof(sites_path) ||
-	    (size_t)snprintf(output, sizeof(output), "%s/%s", o.dir, DEFAULT_OUTPUT) >= sizeof(output))
+	sep = o.dir[0] && o.dir[strlen(o.dir) - 1] == '/' ? "" : "/"; /* "DIR/" gives DIR/FILE */
+
+	if ((size_t)snprintf(log_path, sizeof(log_path), "%s%s%s", o.dir, sep, LOG_FILE_NAME) >= sizeof(log_path) ||
+	    (size_t)snprintf(sites_path, sizeof(sites_path), "%s%s%s", o.dir, sep, LOG_SITES_FILE_NAME) >=
+		    sizeof(sites_path) ||
+	    (size_t)snprintf(output, sizeof(output), "%s%s%s", o.dir, sep, DEFAULT_OUTPUT) >= sizeof(output))
 		return usage_error("DIR is too long:", o.dir);
 	return convert(&o, log_path, sites_path, o.output ? o.output : output);
 }

@@ -275,9 +275,27 @@ START_TEST(missing_log_exits_1)
 {
 	char *err;
 
-	ck_assert_int_eq(run(&err, 2, (const char *const[]){ "/nonexistent", NULL }), 1);
+	ck_assert_int_eq(run(&err, 2, (const char *const[]){ "/nonexistent/", NULL }), 1);
 	ck_assert_str_eq(err, "systrace-stats log2csv: /nonexistent/syscall-log.bin: No such file or directory\n");
 	free(err);
+}
+END_TEST
+
+START_TEST(output_over_an_input_is_refused)
+{
+	char *err, *log_before, *log_after;
+
+	make_dir(0, 0);
+	log_before = slurp(log_path);
+	ck_assert_int_eq(run(&err, 2, (const char *const[]){ "-o", log_path, dir, NULL }), 2);
+	ck_assert_ptr_nonnull(strstr(err, "would replace an input"));
+	log_after = slurp(log_path);
+	ck_assert_mem_eq(log_after, log_before, 64);
+	ck_assert_uint_eq(files_in_dir(), 2);
+	free(log_before);
+	free(log_after);
+	free(err);
+	remove_dir();
 }
 END_TEST
 
@@ -288,5 +306,5 @@ Suite *log2csv_command_suite(void)
 		corrupt_entry_fails_without_a_file,
 		truncated_log_fails_unless_salvaged, salvage_keeps_rows_before_a_corrupt_entry,
 		salvage_takes_the_sites_before_a_cut, bad_usage_exits_2,
-		missing_log_exits_1, NULL });
+		missing_log_exits_1, output_over_an_input_is_refused, NULL });
 }
