@@ -1,5 +1,6 @@
 /* libFuzzer: any bytes as a temporal log, through the header and entry checks and
- * the conversion to CSV. The first byte picks threads, chunk size and --salvage;
+ * the conversion to CSV. The first byte picks threads (bit 0), chunk size (bits 1-3),
+ * sites past the table allowed (bit 4) and keeping rows before a corrupt entry (bit 7);
  * the rest is the log. Beyond the sanitizers it checks what the converter
  * promises: a row per entry before the first corrupt one, none after it. */
 #include <stdio.h>
@@ -50,12 +51,12 @@ static uint64_t count_lines(int fd)
 	return lines;
 }
 
-static uint64_t first_corrupt(const struct log_file *f)
+static uint64_t first_corrupt(const struct log_file *f, uint32_t nsites)
 {
 	char err[256];
 
 	for (uint64_t i = 0; i < f->count; i++)
-		if (!log_entry_check(f, i, SITES, err, sizeof(err))) {
+		if (!log_entry_check(f, i, nsites, err, sizeof(err))) {
 			if (!strstr(err, "corrupt entry at byte offset "))
 				abort();
 			return i;
@@ -78,6 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		make_parts();
 	c.threads = 1 + (data[0] & 1);
 	c.chunk_entries = (data[0] >> 1) & 7; /* 0 is the default */
+	c.any_site = (data[0] >> 4) & 1;
 	c.keep_before_corrupt = data[0] >> 7;
 	/* a copy, aligned as the mapped file is (the data pointer may not be) */
 	log = malloc(size - 1 ? size - 1 : 1);
@@ -89,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(log);
 		return 0;
 	}
-	bad = first_corrupt(&f);
+	bad = first_corrupt(&f, c.any_site ? UINT32_MAX : SITES);
 	if (ftruncate(out, 0) < 0 || lseek(out, 0, SEEK_SET) < 0)
 		abort();
 	c.out = out;

@@ -28,7 +28,7 @@ for n in 0 1 3 40 300; do
 	"$dir/gen_log" "$work" "$n" "$n"
 	log=$work/syscall-log.bin
 	size=$(wc -c < "$log")
-	for opt in 000 003 016 201 217; do
+	for opt in 000 003 016 021 201 237; do
 		seed "valid-$n" "$opt" "$log"
 	done
 	[ "$n" -gt 0 ] || continue
@@ -37,7 +37,7 @@ for n in 0 1 3 40 300; do
 	cp "$log" "$work/corrupt"
 	zero_byte "$work/corrupt" $((64 + (n - 1) * 32 + 31)) # the last entry's check byte
 	seed "corrupt-$n" 000 "$work/corrupt"
-	seed "corrupt-$n" 217 "$work/corrupt"
+	seed "corrupt-$n" 237 "$work/corrupt"
 done
 head -c 40 "$log" > "$work/short-header"
 seed short-header 000 "$work/short-header"
