@@ -45,12 +45,14 @@ static void usage(FILE *out)
 		"                     entries before a truncated last one, the rows before a corrupt\n"
 		"                     entry, the sites before a bad row of the sites file (entries\n"
 		"                     naming sites it lacks get no object); warnings say where\n"
-		"Memory: each thread holds the rows of one chunk at a time (%u entries, fewer\n"
-		"if their rows could pass %u MiB); the log is mapped and the pages converted are\n"
-		"given back, so a log of any size converts in at most THREADS x %u MiB and the sites.\n"
+		"Memory: the log is cut into chunks of %u entries (fewer if their rows could\n"
+		"pass %u MiB); at most %u chunks per thread are formatted and not yet written,\n"
+		"and the log is mapped with the pages converted given back, so a log of any size\n"
+		"converts in at most THREADS x %u MiB, and the sites.\n"
 		"Exit status: 0; 1 for a bad or missing log, a bad sites file or an error writing;\n"
 		"2 for bad usage.\n",
-		LOG_CSV_CHUNK_ENTRIES, LOG_CSV_CHUNK_BYTES >> 20, LOG_CSV_CHUNK_BYTES >> 20);
+		LOG_CSV_CHUNK_ENTRIES, LOG_CSV_CHUNK_BYTES >> 20, LOG_CSV_SLOTS_PER_THREAD,
+		LOG_CSV_SLOTS_PER_THREAD * (LOG_CSV_CHUNK_BYTES >> 20));
 }
 
 static int usage_error(const char *what, const char *arg)

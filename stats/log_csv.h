@@ -11,10 +11,13 @@
 #include "log_row.h"
 
 /* Entries a chunk holds, unless its rows could take more than LOG_CSV_CHUNK_BYTES
- * (long object paths): then fewer. A worker holds one chunk's rows at a time, so the
- * converter's memory is at most threads * LOG_CSV_CHUNK_BYTES whatever the log's size. */
+ * (long object paths): then fewer. At most LOG_CSV_SLOTS_PER_THREAD chunks per
+ * thread are formatted and not yet written (a worker goes on to the next chunk
+ * rather than wait for its turn to write), so the converter's memory is at most
+ * threads * LOG_CSV_SLOTS_PER_THREAD * LOG_CSV_CHUNK_BYTES whatever the log's size. */
 #define LOG_CSV_CHUNK_ENTRIES 65536
 #define LOG_CSV_CHUNK_BYTES (16u << 20)
+#define LOG_CSV_SLOTS_PER_THREAD 2
 
 struct log_csv {
 	const struct log_file *log;

@@ -162,7 +162,8 @@ START_TEST(chunks_and_threads_do_not_change_the_output)
 	static const struct {
 		unsigned threads;
 		uint64_t chunk;
-	} runs[] = { { 1, 0 }, { 2, 0 }, { 1, 7 }, { 2, 7 }, { 2, 1 }, { 3, 64 }, { 2, 999 }, { 2, 1000 }, { 2, 1001 } };
+	} runs[] = { { 1, 0 },	 { 2, 0 },    { 1, 7 },	   { 2, 7 },	{ 2, 1 }, { 4, 1 },
+		     { 8, 2 },	 { 3, 64 },   { 2, 999 },  { 2, 1000 }, { 2, 1001 } };
 	size_t size;
 	unsigned char *data = varied_log(1000, &size);
 	char err[256], *first = NULL;
