@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "command_args.h"
 #include "csv_read.h"
+#include "grow_array.h"
 #include "log_file.h"
 
 /* A row as read, its strings as offsets into the growing storage. */
