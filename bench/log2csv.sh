@@ -24,7 +24,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 [ -x "$stats" ] || { echo "log2csv.sh: $stats: not found (make build/systrace-stats)" >&2; exit 2; }
 
 mkdir -p "$work"
-[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
+if [ "${KEEP:-0}" != 1 ]; then
+    trap 'rm -rf "$work"' EXIT
+    trap 'exit 130' INT TERM # through the EXIT trap: gigabytes are not left behind
+fi
 ${CC:-cc} -O2 -Wall -Wextra -I"$here/../stats" -o "$work/gen_log" "$here/gen_log.c"
 echo "generating $entries entries in $work"
 "$work/gen_log" "$work" "$entries"
