@@ -1,5 +1,6 @@
 #include "libc_calls.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -30,20 +31,19 @@ void libc_calls_setup(bool on)
 
 bool libc_calls_is_glibc(const char *path)
 {
-	const char *base = strrchr(path, '/'), *end;
-	static const char deleted[] = " (deleted)";
+	static const char deleted[] = " (deleted)", soname[] = "libc.so.6";
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	size_t len = strlen(base);
 
-	base = base ? base + 1 : path;
-	end = base + strlen(base);
-	if ((size_t)(end - base) > sizeof(deleted) - 1 && strcmp(end - (sizeof(deleted) - 1), deleted) == 0)
-		end -= sizeof(deleted) - 1;
-	if ((size_t)(end - base) == strlen("libc.so.6") && strncmp(base, "libc.so.6", end - base) == 0)
+	if (len > strlen(deleted) && strcmp(base + len - strlen(deleted), deleted) == 0)
+		len -= strlen(deleted);
+	if (len == strlen(soname) && strncmp(base, soname, len) == 0)
 		return true;
 	/* libc-2.31.so: a version made of digits and dots */
-	if (end - base <= (ptrdiff_t)strlen("libc-.so") || strncmp(base, "libc-", 5) != 0 || strncmp(end - 3, ".so", 3) != 0)
+	if (len <= strlen("libc-.so") || strncmp(base, "libc-", 5) != 0 || strncmp(base + len - 3, ".so", 3) != 0)
 		return false;
-	for (const char *p = base + 5; p < end - 3; p++)
-		if (!strchr("0123456789.", *p))
+	for (size_t i = 5; i < len - 3; i++)
+		if (!isdigit((unsigned char)base[i]) && base[i] != '.')
 			return false;
 	return true;
 }
