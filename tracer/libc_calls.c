@@ -110,10 +110,11 @@ static const char *entry_point(pid_t tid, const struct libc_view *v, enum unwind
 	 * fopen) has no frame of its own left */
 	if (end == UNWIND_LEFT && (callee = callee_of(tid, v, w->outside_ip)))
 		name = objects_function_name(o, callee - v->libc.bias, true);
-	/* else the outermost libc frame's function; an outer frame's instruction
-	 * pointer is a return address, which may be the next function's first byte */
+	/* else the outermost libc frame's function, by the byte before its instruction
+	 * pointer: the innermost frame's follows its syscall instruction, an outer
+	 * one's is a return address; either may be the next function's first byte */
 	if (!name)
-		name = objects_function_name(o, w->inside_ip - v->libc.bias - (w->inside_depth > 0), false);
+		name = objects_function_name(o, w->inside_ip - 1 - v->libc.bias, false);
 	return name;
 }
 

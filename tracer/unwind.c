@@ -84,7 +84,6 @@ static enum unwind_end walk(unw_cursor_t *cursor, uint64_t lo, uint64_t hi, stru
 			return depth > 0 ? UNWIND_LEFT : UNWIND_FAILED;
 		}
 		w->inside_ip = ip;
-		w->inside_depth = depth;
 		stepped = unw_step(cursor);
 		if (stepped == 0)
 			return UNWIND_BOTTOM;
