@@ -23,7 +23,7 @@ PROGRAMS    := $(PROGRAM_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%) \
 
 obj = $(addprefix $(BUILD)/$(1)/,$(addsuffix .o,$(basename $(2))))
 
-.PHONY: all deps check check-unit check-e2e stress install clean demo bench bench-inprocess programs
+.PHONY: all deps check check-unit check-e2e stress install clean demo bench bench-inprocess bench-log2csv programs fuzz fuzz-deps
 all: $(BUILD)/systrace $(BUILD)/libsystrace.so
 
 # Install missing dependencies once (apt-get; see scripts/install-deps.sh).
@@ -104,6 +104,22 @@ STRESS_RUNS ?= 200
 STRESS_MODES ?= safe
 stress: $(BUILD)/systrace $(BUILD)/libsystrace.so $(PROGRAMS)
 	sh tests/stress.sh $(BUILD) $(STRESS_RUNS) "$(STRESS_MODES)"
+
+# systrace-stats log2csv on a generated log of LOG_ENTRIES (default 50 million) entries
+bench-log2csv: $(BUILD)/systrace-stats
+	sh bench/log2csv.sh $(BUILD)/systrace-stats $(LOG_ENTRIES)
+
+# libFuzzer over the temporal log's checks and its conversion (tests/fuzz/run.sh; clang installed by scripts/install-deps.sh fuzz)
+FUZZ_SECONDS ?= 60
+FUZZ_SRC := tests/fuzz/fuzz_log.c stats/log_file.c stats/log_row.c stats/log_csv.c stats/csv.c stats/syscall_names.c
+fuzz: $(BUILD)/fuzz/fuzz_log
+	sh tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS)
+fuzz-deps:
+	sh scripts/install-deps.sh fuzz
+$(BUILD)/fuzz/fuzz_log: $(FUZZ_SRC) $(GEN_SRC) | fuzz-deps
+	@mkdir -p $(@D)
+	clang -D_GNU_SOURCE -Istats $(CFLAGS) $(WARN) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-pthread -o $@ $^
 
 demo: $(BUILD)/systrace $(BUILD)/libsystrace.so
 	sh workload/run-demo.sh $(BUILD)/systrace

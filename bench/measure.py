@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Interleaved wall-time comparison: native, systrace, strace -f -c and,
-with --prepatch-arm, systrace --prepatch.
+with --variant-arm OPTION, systrace with that option too (--prepatch, --log).
 
 Called by bench/run.sh, which prepares the workloads. Each round runs the
 arms of a workload back to back, in an order that rotates from round to
@@ -23,8 +23,14 @@ import threading
 import time
 
 ARMS = ["native", "systrace", "strace"]
-PREPATCH = "prepatch"   # optional fourth arm: systrace --patch=MODE --prepatch
-TRACED = ("systrace", PREPATCH)  # the arms that write systrace's output
+# optional fourth arm: systrace --patch=MODE with one more option (--variant-arm),
+# named after it: prepatch, log
+VARIANT = {"option": "--prepatch", "arm": "prepatch"}
+
+
+def traced_arms():
+    """the arms that write systrace's output"""
+    return ("systrace", VARIANT["arm"])
 # Copied from summary.csv into raw.csv; a key this systrace does not write is empty.
 SUMMARY_KEYS = ["syscalls", "processes", "execs", "ptrace_stops", "syscalls_ptraced",
                 "syscalls_inprocess", "tracer_cpu_ns", "tracer_maxrss_kb",
@@ -60,8 +66,8 @@ def workloads(args):
 def arm_argv(arm, argv, args, outdir):
     if arm == "systrace":
         return [args.systrace, f"--patch={args.patch}", "-o", outdir, "--"] + argv
-    if arm == PREPATCH:
-        return [args.systrace, f"--patch={args.patch}", "--prepatch", "-o", outdir,
+    if arm == VARIANT["arm"]:
+        return [args.systrace, f"--patch={args.patch}", VARIANT["option"], "-o", outdir,
                 "--"] + argv
     if arm == "strace":
         return ["strace", "-f", "-c", "-o", "/dev/null"] + argv
@@ -202,8 +208,9 @@ def ratio(a, b):
 
 
 def arms_of(rows):
-    """The arms in rows: the three, and prepatch when it ran."""
-    return ARMS + ([PREPATCH] if any(r["arm"] == PREPATCH for r in rows) else [])
+    """The arms in rows: the three, and the variant when it ran."""
+    v = VARIANT["arm"]
+    return ARMS + ([v] if any(r["arm"] == v for r in rows) else [])
 
 
 def per_run(runs, num, den, scale=1.0):
@@ -218,18 +225,19 @@ def per_run(runs, num, den, scale=1.0):
 
 def table(rows, names):
     arms = arms_of(rows)
-    pre = PREPATCH in arms
+    v = VARIANT["arm"]
+    pre = v in arms
     out = ["| workload | native s | systrace s | strace s |"
-           + (" prepatch s |" if pre else "")
+           + (f" {v} s |" if pre else "")
            + " systrace/native | strace/native | systrace/strace |"
-           + (" prepatch/native | prepatch/systrace |" if pre else "")
+           + (f" {v}/native | {v}/systrace |" if pre else "")
            + " syscalls | processes |",
            "|---|---:|---:|---:|" + ("---:|" if pre else "") + "---:|---:|---:|"
            + ("---:|---:|" if pre else "") + "---:|---:|"]
     detail = ["| workload | arm | ok runs | median s | min s | max s "
               "| tracer peak RSS MiB | tree CPU s (user+sys) | other CPU s (max) |",
               "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-    traced = [a for a in TRACED if a in arms]
+    traced = [a for a in traced_arms() if a in arms]
     ok_rows = [r for r in rows if r["arm"] in traced and r["status"] == "0"]
     split = [(label, key) for label, key in STOP_SPLIT
              if any(r.get(key, "") not in (None, "") for r in ok_rows)]
@@ -269,12 +277,12 @@ def table(rows, names):
         out.append(
             f"| {name} | {fmt(med['native'], '.3f')} | {fmt(med['systrace'], '.3f')}"
             f" | {fmt(med['strace'], '.3f')}"
-            + (f" | {fmt(med[PREPATCH], '.3f')}" if pre else "")
+            + (f" | {fmt(med[v], '.3f')}" if pre else "")
             + f" | {fmt(ratio(med['systrace'], med['native']), '.2f', 'x')}"
             f" | {fmt(ratio(med['strace'], med['native']), '.2f', 'x')}"
             f" | {fmt(ratio(med['systrace'], med['strace']), '.2f', 'x')}"
-            + (f" | {fmt(ratio(med[PREPATCH], med['native']), '.2f', 'x')}"
-               f" | {fmt(ratio(med[PREPATCH], med['systrace']), '.2f', 'x')}" if pre else "")
+            + (f" | {fmt(ratio(med[v], med['native']), '.2f', 'x')}"
+               f" | {fmt(ratio(med[v], med['systrace']), '.2f', 'x')}" if pre else "")
             + f" | {fmt(syscalls, ',.0f')} | {fmt(procs, ',.0f')} |")
     text = "\n".join(out) + "\n\n" + "\n".join(detail) + "\n"
     if len(stops) > 2:
@@ -295,7 +303,7 @@ def stops_reports(results, names):
     import stops  # noqa: E402
     parts = []
     for name in names:
-        for arm in TRACED:
+        for arm in traced_arms():
             outdir = os.path.join(results, f"{arm}-out-{name}")
             if not os.path.isdir(outdir):
                 continue
@@ -312,8 +320,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--systrace", required=True)
     ap.add_argument("--patch", default="off")
-    ap.add_argument("--prepatch-arm", action="store_true",
-                    help="a fourth arm: systrace --patch=MODE --prepatch")
+    ap.add_argument("--variant-arm", choices=["--prepatch", "--log"],
+                    help="a fourth arm: systrace --patch=MODE with this option")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--timeout", type=float, default=1800)
     ap.add_argument("--results", required=True)
@@ -322,10 +330,12 @@ def main():
     ap.add_argument("--getppid-n", type=int, default=200000)
     ap.add_argument("workload", nargs="+", choices=["libiberty", "spawn", "getppid"])
     args = ap.parse_args()
-    if args.prepatch_arm and args.patch == "off":
-        ap.error("--prepatch-arm needs patching on: --patch=safe, single or unsafe "
+    if args.variant_arm == "--prepatch" and args.patch == "off":
+        ap.error("--variant-arm=--prepatch needs patching on: --patch=safe, single or unsafe "
                  "(systrace refuses --prepatch with --patch=off)")
-    arms = ARMS + ([PREPATCH] if args.prepatch_arm else [])
+    if args.variant_arm:
+        VARIANT.update(option=args.variant_arm, arm=args.variant_arm.lstrip("-"))
+    arms = ARMS + ([VARIANT["arm"]] if args.variant_arm else [])
 
     specs = workloads(args)
     with RawResults(args.results, FIELDS) as raw:
@@ -343,7 +353,7 @@ def main():
                                "arm": arm}
                         row.update(run_once(arm_argv(arm, argv, args, outdir), cwd,
                                             log, args.timeout))
-                        if arm in TRACED:
+                        if arm in traced_arms():
                             summary = read_summary(outdir)
                             row.update({k: summary.get(k) for k in SUMMARY_KEYS})
                             keep_output(outdir, os.path.join(args.results,
@@ -359,8 +369,8 @@ def main():
 
     rows = [{k: str(v) if v is not None else "" for k, v in r.items()} for r in raw.rows]
     text = (f"rounds: {args.rounds}, systrace --patch={args.patch}"
-            + (f", prepatch: systrace --patch={args.patch} --prepatch"
-               if args.prepatch_arm else "")
+            + (f", {VARIANT['arm']}: systrace --patch={args.patch} {VARIANT['option']}"
+               if args.variant_arm else "")
             + ", medians over successful runs, ratios of medians; \"other CPU\" is CPU "
             "time\nused during a run outside the measured process tree (noise from other "
             "work)\n\n" + table(rows, args.workload)
@@ -369,7 +379,7 @@ def main():
         f.write(text)
     print(text)
     print(f"raw results: {raw.path}\nlogs and last systrace output "
-          f"(systrace-out-WORKLOAD, prepatch-out-WORKLOAD): {args.results}/")
+          f"(systrace-out-WORKLOAD, {VARIANT['arm']}-out-WORKLOAD): {args.results}/")
     failed = [r for r in rows if r["status"] != "0"]
     return 1 if failed else 0
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # run.sh SYSTRACE [WORKLOAD...]: interleaved speed comparison of native runs,
 # `SYSTRACE --patch=off` and `strace -f -c` on each workload (and, with
-# PREPATCH=1, `SYSTRACE --patch=MODE --prepatch`).
+# PREPATCH=1, `SYSTRACE --patch=MODE --prepatch`; with LOG=1, `SYSTRACE
+# --patch=MODE --log`, what the temporal log costs).
 #
 # Workloads: libiberty (configure + make -j2 of libiberty, in a fresh build
 # folder each run), spawn (a shell loop starting /bin/true 500 times),
@@ -12,7 +13,8 @@
 # Environment: ROUNDS (default 5), BENCH_CACHE (default /var/tmp/systrace-bench),
 # RESULTS (default $BENCH_CACHE/results-DATE), PATCH (systrace's --patch mode,
 # default off, or safe when PREPATCH=1), PREPATCH (1: a fourth arm, systrace with
-# the same --patch mode and --prepatch; it needs PATCH other than off),
+# the same --patch mode and --prepatch; it needs PATCH other than off), LOG (1: a
+# fourth arm with --log instead; PATCH defaults to safe),
 # GETPPID_N (default 200000), TIMEOUT (seconds per run, default 1800).
 # table.md ends with bench/stops.py on the last systrace output of each workload.
 set -eu
@@ -27,11 +29,11 @@ bench_tools run.sh "$1"
 shift
 [ $# -gt 0 ] || set -- libiberty spawn getppid
 
-prepatch_arm=""
+variant_arm=""
 case ${PREPATCH:-0} in
     0|"") ;;
     1)
-        prepatch_arm=--prepatch-arm
+        variant_arm=--variant-arm=--prepatch
         PATCH=${PATCH:-safe}
         if [ "$PATCH" = off ]; then
             echo "run.sh: PREPATCH=1 needs PATCH=safe, single or unsafe (not off)" >&2
@@ -39,6 +41,15 @@ case ${PREPATCH:-0} in
         fi
         ;;
     *) echo "run.sh: PREPATCH must be 0 or 1, not '$PREPATCH'" >&2; exit 2 ;;
+esac
+case ${LOG:-0} in
+    0|"") ;;
+    1)
+        [ -z "$variant_arm" ] || { echo "run.sh: PREPATCH=1 and LOG=1 are both a fourth arm: one at a time" >&2; exit 2; }
+        variant_arm=--variant-arm=--log
+        PATCH=${PATCH:-safe}
+        ;;
+    *) echo "run.sh: LOG must be 0 or 1, not '$LOG'" >&2; exit 2 ;;
 esac
 
 cache=${BENCH_CACHE:-/var/tmp/systrace-bench}
@@ -56,7 +67,7 @@ for w in "$@"; do
 done
 
 exec python3 "$here/measure.py" \
-    --systrace "$systrace" --patch "${PATCH:-off}" $prepatch_arm \
+    --systrace "$systrace" --patch "${PATCH:-off}" $variant_arm \
     --rounds "${ROUNDS:-5}" --timeout "${TIMEOUT:-1800}" \
     --results "$results" --libiberty-src "$libiberty_src" \
     --getppid "$cache/getppid_loop" --getppid-n "${GETPPID_N:-200000}" \

@@ -101,11 +101,14 @@ static void emit_stub(struct emitter *e, const struct patch_plan *plan, const st
 			emit_u32(e, (uint32_t)cfg->slow_nrs[i]);
 			emit_jump(e, JE, sizeof(JE), e->addr + m->slow_pop);
 		}
-		emit_count(e, cfg->site_counter, false, m);
-		emit_count(e, cfg->nr_counters, true, m);
+		if (!cfg->log_call) {
+			emit_count(e, cfg->site_counter, false, m);
+			emit_count(e, cfg->nr_counters, true, m);
+		}
 		EMIT(e, 0x9d); /* popfq */
 	} else {
-		emit_count(e, cfg->site_counter, false, m);
+		if (!cfg->log_call)
+			emit_count(e, cfg->site_counter, false, m);
 		emit(e, LEA_RSP_DOWN, sizeof(LEA_RSP_DOWN));
 	}
 	if (cfg->log_call) {

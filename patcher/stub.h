@@ -19,8 +19,8 @@
  *     lea -128(%rsp),%rsp                              step over the red zone
  *     movabs $gate,%r11 ; call *%r11                   syscall; ret at the gate
  *     lea 128(%rsp),%rsp ; jmp after
- *   (with log_call: push $site_counter ; movabs $log_call,%r11 ; call *%r11,
- *   the same for both)
+ *   (with log_call: no count triples, and push $site_counter ;
+ *   movabs $log_call,%r11 ; call *%r11, for both)
  *   run-time number (plan->nr == -1):
  *     lea -128(%rsp),%rsp ; pushfq
  *     cmp $nr_limit,%rax ; jae slow_pop                numbers >= nr_limit,
@@ -63,7 +63,8 @@ struct stub_config {
 	size_t nslow;
 	uint64_t log_call;         /* with --log: the gate's log routine, called instead
 	                              of the gate with site_counter pushed (it returns
-	                              with `ret $8`); 0 without */
+	                              with `ret $8`), and no counting in the stub (the
+	                              tracer counts the log's entries); 0 without */
 };
 
 struct stub_layout {

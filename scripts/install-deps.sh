@@ -1,22 +1,50 @@
 #!/bin/sh
 # Installs the build and test dependencies when pkg-config cannot find them.
 # Called by the Makefile and by .ci/run; does nothing when all are present.
+# `install-deps.sh fuzz`: clang and its libFuzzer runtime instead (make fuzz).
 set -e
+
+# $1 what is missing (for messages), then the packages
+apt_install() {
+	what=$1
+	shift
+	if [ "$(id -u)" != 0 ]; then
+		echo "install-deps: missing $what and not root; install them with apt-get" >&2
+		exit 1
+	fi
+	echo "install-deps: installing $what with apt-get" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+# whether clang builds a fuzzer here (a fresh Debian has no clang, or no runtime)
+clang_fuzzes() {
+	probe=$(mktemp -d)
+	echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d && n ? 0 : 0; }' > "$probe/p.c"
+	ok=0
+	command -v clang >/dev/null 2>&1 &&
+		clang -fsanitize=fuzzer,address,undefined -o "$probe/p" "$probe/p.c" 2>/dev/null || ok=1
+	rm -rf "$probe"
+	return $ok
+}
+
+if [ "$1" = fuzz ]; then
+	clang_fuzzes && exit 0
+	apt_install "clang with libFuzzer" clang libclang-rt-dev
+	clang_fuzzes
+	exit
+fi
+
 pc_modules="libelf capstone libunwind-ptrace check"
-tools="pkg-config strace python3"
+# chromium: the HTML report's test loads the page headless (tests/e2e/test_html_report.sh)
+tools="pkg-config strace python3 chromium"
 missing=0
 for t in $tools; do command -v "$t" >/dev/null 2>&1 || missing=1; done
 [ -x /usr/bin/time ] || missing=1 # the memory test measures with it
 if [ "$missing" = 0 ] && pkg-config --exists $pc_modules 2>/dev/null; then
 	exit 0
 fi
-if [ "$(id -u)" != 0 ]; then
-	echo "install-deps: missing dependencies ($pc_modules) and not root; install them with apt-get" >&2
-	exit 1
-fi
-echo "install-deps: installing build dependencies with apt-get" >&2
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends \
-	pkg-config libelf-dev libcapstone-dev libunwind-dev check strace linux-libc-dev time python3 >/dev/null
+apt_install "build dependencies ($pc_modules)" \
+	pkg-config libelf-dev libcapstone-dev libunwind-dev check strace linux-libc-dev time python3 chromium
 pkg-config --exists $pc_modules

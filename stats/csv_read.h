@@ -10,6 +10,7 @@ struct csv_reader {
 	FILE *file;
 	const char *name;       /* for messages */
 	unsigned long line;     /* of the row last read, from 1 */
+	unsigned long lines_read; /* physical lines consumed (quoted newlines included) */
 	char *buf;              /* the fields of the row, each NUL-terminated */
 	size_t cap;
 	char **fields;

@@ -28,6 +28,7 @@ struct site_record {
 	uint64_t symbol_offset;
 	const char *state;      /* "patched", "unpatchable:<reason>", "pending" */
 	uint64_t patch_ns;      /* what patching it cost this image; 0 if it did not */
+	uint64_t patched_ns;    /* CLOCK_MONOTONIC when this image patched it; 0 if it did not */
 	/* --libc-calls: the libc entry points its ptraced calls came through, in
 	 * first-seen order; and the one to show: of the most calls (ties: first seen),
 	 * or for a site that saw none, the one learned at the same site of the object

@@ -27,7 +27,7 @@ static const char *const syscalls_header[] = {
 };
 static const char *const sites_header[] = {
 	"pid", "image", "object", "offset", "symbol", "syscall", "state", "ptraced",
-	"inprocess", "address", "patch_ns", "break_even", "amortized", "libc_function", "libc_functions", NULL
+	"inprocess", "address", "patch_ns", "break_even", "amortized", "patched_ns", "libc_function", "libc_functions", NULL
 };
 static const char *const *const headers[REPORT_FILES] = {
 	[REPORT_PROCESSES] = processes_header,
@@ -219,6 +219,7 @@ static void write_site_rows(struct csv_writer *w, const struct image_record *img
 			csv_str(w, amortization_paid_off(s->patch_ns, t->saving_per_call_ns, s->inprocess) ? "yes" : "no");
 		else
 			csv_empty(w);
+		write_optional(w, s->patched_ns, s->patched_ns);
 		csv_str(w, s->libc_function ? s->libc_function : "");
 		write_libc_entries(w, s);
 		csv_end_row(w);

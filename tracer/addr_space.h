@@ -18,6 +18,7 @@ struct patch {
 	struct stub_layout stub;
 	int counter;               /* index of its counter in the slot; -1 until patched */
 	uint64_t cost_ns;          /* what writing it cost this memory (0: inherited) */
+	uint64_t patched_ns;       /* when it was written (CLOCK_MONOTONIC) */
 	bool known;                /* written in a batch, known from another process */
 	bool planned;              /* plan holds the decision (the site may still wait) */
 	bool stale;                /* its bytes were replaced since (dlclose, a rewrite) */

@@ -245,10 +245,11 @@ static void on_seccomp(struct thread *t)
 		}
 		note_clone_flags(t, abi, idx, info.seccomp.args);
 		s = count_call(img, idx, site);
-		if (syscall_log_on())
-			syscall_log_enter(t, idx, s);
 		if (abi == ABI_X86_64)
 			libc_calls_on_call(t, s, info.instruction_pointer);
+		/* last: emptying the thread's log buffer may move the site records */
+		if (syscall_log_on())
+			syscall_log_enter(t, idx, site);
 	}
 	if (abi == ABI_X86_64) {
 		patched = patching_on_call(t, site, site != info.instruction_pointer - 2, (long)info.seccomp.nr);
@@ -278,7 +279,7 @@ static void count_exec(struct thread *t, int64_t ret)
 	}
 	count_result(&img->rec, t->exec_index, ret);
 	if (syscall_log_on()) {
-		syscall_log_enter(t, t->exec_index, s);
+		syscall_log_enter(t, t->exec_index, s->addr);
 		syscall_log_result(t, ret);
 	}
 	if (img->hidden && ret < 0)
@@ -287,10 +288,19 @@ static void count_exec(struct thread *t, int64_t ret)
 }
 
 /* The exit of the calls resumed with PTRACE_SYSCALL: execve, and the affinity calls. */
-static void on_syscall_exit(struct thread *t)
+static void on_syscall_exit(struct thread *t, bool interrupted)
 {
 	struct __ptrace_syscall_info info = { 0 }; /* zeroed: valgrind does not know this request writes it */
 
+	/* patching.c's interrupt, taken by this stop (no stop event follows): a
+	 * call that gave up for it is made again, as at that event */
+	if (interrupted) {
+		restart_note_interrupt(t, true);
+		if (t->restart == RESTART_NEXT) {
+			resume(t->tid, PTRACE_CONT, 0);
+			return;
+		}
+	}
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) > 0
 	    && info.op == PTRACE_SYSCALL_INFO_EXIT) {
 		if (!restart_is_code(info.exit.rval))
@@ -470,6 +480,7 @@ static void dispatch(pid_t tid, int status)
 {
 	struct thread *t = thread_find(tid);
 	int event = (unsigned)status >> 16, sig;
+	bool interrupted;
 
 	result->ptrace_stops++;
 	if (t && t->gone) {
@@ -490,6 +501,8 @@ static void dispatch(pid_t tid, int status)
 		t = children_on_unknown_stop(tid);
 	placement_note_stop(t, monotonic_ns());
 	sig = WSTOPSIG(status);
+	interrupted = t->interrupted;
+	t->interrupted = false;
 	if (!t->img) {
 		/* a thread that vanished before it could be placed: let it go its way */
 		resume(tid, PTRACE_CONT, event == 0 && sig != (SIGTRAP | 0x80) ? sig : 0);
@@ -507,7 +520,7 @@ static void dispatch(pid_t tid, int status)
 	case PTRACE_EVENT_STOP: on_stop_event(t, sig); break;
 	default:
 		if (sig == (SIGTRAP | 0x80))
-			on_syscall_exit(t);
+			on_syscall_exit(t, interrupted);
 		else /* a signal on its way: deliver it as it would be without us */
 			on_signal(t, sig);
 	}

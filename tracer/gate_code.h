@@ -8,7 +8,7 @@
 #include "gate.h"
 
 extern const uint8_t gate_code[], gate_code_end[];
-extern const uint8_t gate_log_call[], gate_log_retry[], gate_log_reserved[], gate_log_committed[];
+extern const uint8_t gate_log_call[], gate_log_retry[], gate_log_committed[];
 extern const uint8_t gate_log_returned[], gate_log_check[], gate_log_checked[];
 
 /* label's address in a traced process */

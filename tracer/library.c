@@ -403,8 +403,9 @@ void library_thread_starts(struct thread *t)
 	img->rec.library = status_names[LIBRARY_REGION_FULL];
 }
 
-/* Adds the in-process counts of an address space's site to the image's record. */
-static void take_site(struct image *img, const struct site_record *from, uint64_t calls)
+/* Adds the in-process counts of an address space's site to the image's record (the
+ * calls of syscall index, when it is known). */
+static void take_site(struct image *img, const struct site_record *from, uint64_t calls, int index)
 {
 	struct site_record *s = site_table_get(&img->sites, from->addr);
 
@@ -422,8 +423,21 @@ static void take_site(struct image *img, const struct site_record *from, uint64_
 	s->state = from->state;
 	s->inprocess += calls;
 	img->rec.inprocess += calls;
-	if (from->syscall >= 0)
-		img->rec.calls[from->syscall] += calls;
+	if (index >= 0)
+		img->rec.calls[index] += calls;
+}
+
+void library_count_logged(struct thread *t, const struct site_record *from, int index)
+{
+	struct image *img = t->img;
+
+	if (from) {
+		take_site(img, from, 1, index);
+	} else {
+		img->rec.inprocess++;
+		img->rec.calls[index]++;
+	}
+	img->rec.early += !img->late;
 }
 
 /* Moves the in-process counts of t's slot into its image, and empties the slot
@@ -439,13 +453,14 @@ static void take_counts(struct thread *t, bool again)
 		int counter = as->patches[i].counter;
 
 		if (counter >= 0 && slot->site_calls[counter])
-			take_site(img, &as->sites.sites[i], slot->site_calls[counter]);
+			take_site(img, &as->sites.sites[i], slot->site_calls[counter],
+				  as->sites.sites[i].syscall);
 	}
 	for (int nr = 0; nr < REGION_NRS; nr++)
 		img->rec.calls[syscall_index(ABI_X86_64, nr)] += slot->nr_calls[nr];
-	syscall_log_drain(t);
 	if (!img->late)
 		img->rec.early += img->rec.inprocess - before;
+	syscall_log_drain(t); /* under --log, the in-process counts are the log's */
 	if (again)
 		memset(slot, 0, sizeof(*slot));
 }
@@ -470,6 +485,7 @@ void library_thread_ends(struct thread *t)
 	take_counts(t, false);
 	region_slot_release(t->slot);
 	t->slot = -1;
+	t->nlog_unanswered = 0; /* their results would have come in this slot */
 }
 
 void library_set_saving(uint64_t ns)
@@ -489,8 +505,10 @@ static void account_patches(struct image *img, const struct addr_space *as)
 		img->rec.patches_written++;
 		img->rec.patches_known += p->known;
 		img->rec.patch_ns += p->cost_ns;
-		if (s)
+		if (s) {
 			s->patch_ns = p->cost_ns;
+			s->patched_ns = p->patched_ns;
+		}
 		if (!amortization_paid_off(p->cost_ns, saving_ns, s ? s->inprocess : 0))
 			img->rec.patches_not_amortized++;
 	}

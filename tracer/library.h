@@ -45,4 +45,8 @@ const char *library_site_state(const struct image *img);
  * tell which patches paid for themselves. */
 void library_set_saving(uint64_t ns);
 
+/* Counts an in-process call the log holds (--log: the stubs do not count; see
+ * syscall_log.c): at site from (NULL if unknown), of syscall index. */
+void library_count_logged(struct thread *t, const struct site_record *from, int index);
+
 #endif

@@ -281,8 +281,10 @@ static bool stop_sharers(struct sharers *sh, const struct patch_plan *plan, bool
 		struct thread *u = sh->list[i];
 
 		stopped[i] = u->held;
-		if (!u->held && ptrace(PTRACE_INTERRUPT, u->tid, 0, 0) == 0)
+		if (!u->held && ptrace(PTRACE_INTERRUPT, u->tid, 0, 0) == 0) {
+			u->interrupted = true;
 			waiting++;
+		}
 		else if (!u->held)
 			sh->list[i] = NULL; /* gone: its death report is on its way */
 	}
@@ -439,21 +441,22 @@ static bool build_patch(struct addr_space *as, struct site_record *s, struct pat
 	return true;
 }
 
-static void mark_patched(struct addr_space *as, struct site_record *s, struct patch *p, size_t len, uint64_t cost_ns)
-{
-	as_stub_taken(as, p->stub.addr, len);
-	p->counter = as->next_counter++;
-	p->cost_ns = cost_ns;
-	as->npatched++;
-	s->state = "patched";
-}
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
+static void mark_patched(struct addr_space *as, struct site_record *s, struct patch *p, size_t len, uint64_t cost_ns)
+{
+	as_stub_taken(as, p->stub.addr, len);
+	p->counter = as->next_counter++;
+	p->cost_ns = cost_ns;
+	p->patched_ns = now_ns();
+	as->npatched++;
+	s->state = "patched";
 }
 
 static enum patch_result apply(struct thread *t, struct addr_space *as, struct site_record *s, struct patch *p,
@@ -865,6 +868,10 @@ static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs
 	}
 	if (!(p = as_patch_of_stub(as, back)))
 		return;
+	/* the routine will not store the result: a call that returned gets it here; one
+	 * the kernel restarts goes through the stub's traced syscall, counted once */
+	if (popped == sizeof(frame) && !restart_is_code((int64_t)regs->rax))
+		syscall_log_set_result(t, frame[1], (int64_t)regs->rax);
 	if (popped == sizeof(frame))
 		regs->eflags = frame[2];
 	regs->rsp += popped + 128;
@@ -876,7 +883,7 @@ static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs
  * calls find the buffer consistent (gate_code.S): the windows are restartable. */
 static uint64_t log_routine_rewind(uint64_t rip)
 {
-	if (rip >= GATE_AT(gate_log_reserved) && rip < GATE_AT(gate_log_committed))
+	if (rip > GATE_AT(gate_log_retry) && rip < GATE_AT(gate_log_committed))
 		return GATE_AT(gate_log_retry);
 	if (rip > GATE_AT(gate_log_check) && rip < GATE_AT(gate_log_checked))
 		return GATE_AT(gate_log_check);

@@ -6,12 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
 #include "csv.h"
+#include "library.h"
 #include "procfs.h"
 #include "region.h"
 #include "shared_region.h"
+#include "tsc_clock.h"
 
 #define BUFFERED 32768 /* entries: 1 MiB */
 
@@ -20,16 +21,10 @@ static FILE *sites_file;
 static struct csv_writer sites_csv;
 static struct log_entry buffer[BUFFERED];
 static size_t nbuffered;
+static uint64_t nwritten; /* entries in the file; the buffer's follow */
 static struct syscall_log_stats stats;
 static bool write_failed;
 static int write_errno;
-
-/* The rdtsc of in-process entries, as CLOCK_MONOTONIC: the rate measured between
- * the log's opening and each drain (a nanosecond's error per second apart at worst
- * before the first second; the TSC is constant and the clock is slewed at most by
- * 500 ppm), applied back from the drain's own reading. */
-static uint64_t tsc0, ns0;
-static double ns_per_tick;
 
 /* The sites the entries name: (object, offset) -> the id of their row. */
 struct site_id {
@@ -62,7 +57,20 @@ static void flush_buffer(void)
 		left -= (size_t)n;
 		stats.bytes += (uint64_t)n;
 	}
+	nwritten += nbuffered;
 	nbuffered = 0;
+}
+
+/* Entry number (from 0) is e again, where it is now: in the buffer or the file. */
+static void rewrite(uint64_t number, const struct log_entry *e)
+{
+	if (number >= nwritten)
+		buffer[number - nwritten] = *e;
+	else if (!write_failed && pwrite(fd, e, sizeof(*e), (off_t)(sizeof(struct log_header) + number * sizeof(*e)))
+					  != (ssize_t)sizeof(*e)) {
+		write_failed = true;
+		write_errno = errno;
+	}
 }
 
 static void put(const struct log_entry *e)
@@ -118,7 +126,6 @@ bool syscall_log_open(const char *dir, char *err, size_t errlen)
 	struct log_header h = { .magic = LOG_MAGIC, .version = LOG_VERSION, .entry_size = sizeof(struct log_entry),
 				.tracer_pid = getpid() };
 	char path[4096];
-	uint64_t spin_tsc;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, LOG_FILE_NAME);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -135,14 +142,8 @@ bool syscall_log_open(const char *dir, char *err, size_t errlen)
 	}
 	sites_csv = (struct csv_writer){ .file = sites_file };
 	csv_header(&sites_csv, sites_header);
-	/* a first rate over 2 ms, until the run gives a longer baseline */
-	ns0 = monotonic_ns();
-	tsc0 = __rdtsc();
-	while (monotonic_ns() - ns0 < 2000000)
-		;
-	spin_tsc = __rdtsc();
-	ns_per_tick = (double)(monotonic_ns() - ns0) / (double)(spin_tsc - tsc0);
-	h.start_ns = ns0;
+	tsc_clock_init();
+	h.start_ns = tsc_clock_ns(tsc_now());
 	if (write(fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
 		snprintf(err, errlen, "cannot write the log %s/%s: %s", dir, LOG_FILE_NAME, strerror(errno));
 		return false;
@@ -163,18 +164,22 @@ static void fill(struct log_entry *e, const struct thread *t, int index, const s
 	e->site = s ? site_id(s) : 0;
 }
 
-void syscall_log_enter(struct thread *t, int index, struct site_record *s)
+void syscall_log_enter(struct thread *t, int index, uint64_t site)
 {
 	uint64_t began = monotonic_ns();
+	struct site_record *s;
 
+	/* a call whose result did not come: one a handler interrupted (its restart is
+	 * not a call of its own), or one whose exit stop was not asked for */
+	syscall_log_unfinished(t, false, 0);
 	syscall_log_drain(t);
-	if (t->log_is_waiting) /* a call entered again without its result: the kernel's restart */
-		syscall_log_unfinished(t, false, 0);
-	/* the file names sites: this image's are looked up at once */
-	if (!s->named)
-		image_name_sites(t->img, t->tid, NULL);
+	/* after the drain, which may add sites to the table; the file names sites:
+	 * this image's are looked up at once */
+	s = site_table_find(&t->img->sites, site);
+	if (s && !s->named)
+		image_name_sites(t->img, t->tid, s);
 	fill(&t->log_waiting, t, index, s);
-	t->log_waiting.t_ns = began;
+	t->log_waiting.t_ns = tsc_clock_ns(tsc_now());
 	t->log_is_waiting = true;
 	stats.tracer_ns += monotonic_ns() - began;
 }
@@ -201,21 +206,54 @@ void syscall_log_unfinished(struct thread *t, bool has_ret, int64_t ret)
 	t->log_is_waiting = false;
 }
 
+/* An entry taken without its result: the thread may be in the call still, or in a
+ * handler that interrupted it. The oldest is let go when there are too many. */
+static void await_answer(struct thread *t, uint64_t seq, const struct log_entry *e)
+{
+	const unsigned max = sizeof(t->log_unanswered) / sizeof(t->log_unanswered[0]);
+
+	if (t->nlog_unanswered == max) {
+		memmove(t->log_unanswered, t->log_unanswered + 1, (max - 1) * sizeof(t->log_unanswered[0]));
+		t->nlog_unanswered--;
+	}
+	t->log_unanswered[t->nlog_unanswered++] = (struct log_unanswered){ seq, stats.entries, *e };
+}
+
+/* The results that came since for entries taken without them. */
+static void answer_late(struct thread *t, const struct region_log *log)
+{
+	unsigned kept = 0;
+
+	for (unsigned i = 0; i < t->nlog_unanswered; i++) {
+		struct log_unanswered *u = &t->log_unanswered[i];
+		const struct region_log_entry *r = &log->entries[u->seq % REGION_LOG_ENTRIES];
+
+		if (r->mark != (u->seq | REGION_LOG_MARK))
+			continue; /* its place was taken again: the result will not come */
+		if (r->has_ret) {
+			u->entry.ret = r->ret;
+			u->entry.flags |= LOG_HAS_RET;
+			rewrite(u->number, &u->entry);
+			continue;
+		}
+		t->log_unanswered[kept++] = *u;
+	}
+	t->nlog_unanswered = kept;
+}
+
 void syscall_log_drain(struct thread *t)
 {
 	struct region_log *log;
-	uint64_t head, end, began, now_tsc, now;
+	uint64_t head, end, began;
 	struct addr_space *as = t->img ? t->img->as : NULL;
 
 	if (fd < 0 || t->slot < 0 || !as)
 		return;
 	log = region_log(t->slot);
-	if (log->head == log->tail)
+	if (log->head == log->tail && !t->nlog_unanswered)
 		return;
-	began = now = monotonic_ns();
-	now_tsc = __rdtsc();
-	if (now - ns0 > 1000000000)
-		ns_per_tick = (double)(now - ns0) / (double)(now_tsc - tsc0);
+	began = monotonic_ns();
+	answer_late(t, log);
 	head = log->head;
 	/* reservations past a full buffer were given up (the routine asked to flush) */
 	end = head - log->tail > REGION_LOG_ENTRIES ? log->tail + REGION_LOG_ENTRIES : head;
@@ -228,14 +266,30 @@ void syscall_log_drain(struct thread *t)
 			continue; /* reserved, and given up when a signal came (gate_code.S) */
 		s = as_site_of_counter(as, (int)((r->counter - offsetof(struct region_slot, site_calls)) / 8));
 		fill(&e, t, syscall_index(ABI_X86_64, r->nr), s);
+		library_count_logged(t, s, e.syscall);
 		e.flags |= LOG_INPROCESS | (r->has_ret ? LOG_HAS_RET : 0);
 		e.ret = r->has_ret ? r->ret : 0;
-		e.t_ns = (uint64_t)((double)now - (double)(now_tsc - r->tsc) * ns_per_tick);
+		e.t_ns = tsc_clock_ns(r->tsc);
+		if (!r->has_ret)
+			await_answer(t, seq, &e);
 		put(&e);
 		stats.inprocess_entries++;
 	}
 	log->tail = head;
 	stats.tracer_ns += monotonic_ns() - began;
+}
+
+void syscall_log_set_result(struct thread *t, uint64_t mark, int64_t ret)
+{
+	struct region_log_entry *r;
+
+	if (fd < 0 || t->slot < 0)
+		return;
+	r = &region_log(t->slot)->entries[mark % REGION_LOG_ENTRIES];
+	if (r->mark == mark) {
+		r->ret = ret;
+		r->has_ret = 1;
+	}
 }
 
 void syscall_log_flush(struct thread *t)

@@ -21,8 +21,9 @@ struct syscall_log_stats {
 /* Creates DIR's log files; false with a message naming the file. */
 bool syscall_log_open(const char *dir, char *err, size_t errlen);
 bool syscall_log_on(void);
-/* t entered a ptraced call, counted at site s: its entry waits in t for the result. */
-void syscall_log_enter(struct thread *t, int index, struct site_record *s);
+/* t entered a ptraced call, counted at site (an address in its image's table): its
+ * entry waits in t for the result. */
+void syscall_log_enter(struct thread *t, int index, uint64_t site);
 /* The waiting call's result; a result that means "restarted" keeps it waiting. */
 void syscall_log_result(struct thread *t, int64_t ret);
 /* t will not return from its waiting call (it ended, or exec replaced it): written
@@ -33,6 +34,9 @@ void syscall_log_unfinished(struct thread *t, bool has_ret, int64_t ret);
 void syscall_log_drain(struct thread *t);
 /* The same, asked by t's log routine: its buffer is full. */
 void syscall_log_flush(struct thread *t);
+/* Stores ret into t's in-process entry whose mark is mark, if it is still in the
+ * buffer (for a thread taken out of the log routine by a signal: tracer/patching.c). */
+void syscall_log_set_result(struct thread *t, uint64_t mark, int64_t ret);
 /* Writes what is buffered and closes the files; false with a message. */
 bool syscall_log_close(struct syscall_log_stats *st, char *err, size_t errlen);
 

@@ -54,6 +54,7 @@ struct thread {
 	bool creator_event_pending;    /* placed at its first stop, before its creator's event */
 	bool gone;                     /* dead, kept only to absorb that event */
 	bool held;                     /* stopped, its status waiting in events.c's queue */
+	bool interrupted;              /* patching.c asked it to stop (PTRACE_INTERRUPT) */
 	int slot;                      /* its counter slot in the region (%gs), or -1 */
 
 	/* A syscall a signal interrupted: when the kernel restarts it, the second entry
@@ -74,6 +75,10 @@ struct thread {
 	/* --log: its ptraced call's entry, waiting for the result (syscall_log.c) */
 	struct log_entry log_waiting;
 	bool log_is_waiting;
+	/* in-process entries taken from its buffer before their result came (a handler's
+	 * call emptied it meanwhile): the entry's number in the file, by seq */
+	struct log_unanswered { uint64_t seq, number; struct log_entry entry; } log_unanswered[4];
+	unsigned nlog_unanswered;
 	struct thread *hash_next;
 };
 

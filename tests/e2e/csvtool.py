@@ -314,7 +314,14 @@ def check_all_unpatchable(d, exe_suffix=None):
 def check_amortization(summary, procs, sites, problems):
     """The break-even figures follow from the measured saving: per site
     ceil(patch_ns / saving_per_call_ns), and for the run from the mean patch cost;
-    patches_not_amortized is the sum of its column, empty with the costs unknown."""
+    patches_not_amortized is the sum of its column, empty with the costs unknown. A
+    site's patched_ns is there with its patch_ns, within its image's lifetime."""
+    lifetimes = {(r["pid"], r["image"]): (int(r["start_ns"]), int(r["end_ns"])) for r in procs}
+    for r in sites:
+        if (r["patched_ns"] == "") != (r["patch_ns"] == ""):
+            problems.append(f"sites.csv {r['address']}: patched_ns {r['patched_ns']!r} with patch_ns {r['patch_ns']!r}")
+        elif r["patched_ns"] and not lifetimes[(r["pid"], r["image"])][0] <= int(r["patched_ns"]) <= lifetimes[(r["pid"], r["image"])][1]:
+            problems.append(f"sites.csv {r['address']}: patched at {r['patched_ns']}, outside its image's lifetime")
     saving = summary["saving_per_call_ns"]
     written = summary["patches_written"]
     mean = summary["patch_ns"] // written if written else 0

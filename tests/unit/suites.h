@@ -4,6 +4,8 @@
 #include <check.h>
 
 Suite *csv_suite(void);
+Suite *csv_read_suite(void);
+Suite *analyses_suite(void);
 Suite *summary_suite(void);
 Suite *syscall_names_suite(void);
 Suite *site_table_suite(void);
@@ -18,6 +20,11 @@ Suite *stub_suite(void);
 Suite *scan_cache_suite(void);
 Suite *amortization_suite(void);
 Suite *calibrate_suite(void);
+Suite *log_file_suite(void);
+Suite *log_sites_suite(void);
+Suite *log2csv_suite(void);
+Suite *log2csv_command_suite(void);
+Suite *progress_bar_suite(void);
 Suite *libc_calls_suite(void);
 
 /* A one-test-case suite, the common shape here. */

@@ -9,6 +9,8 @@ int main(void)
 	SRunner *runner = srunner_create(csv_suite());
 	int failed;
 
+	srunner_add_suite(runner, csv_read_suite());
+	srunner_add_suite(runner, analyses_suite());
 	srunner_add_suite(runner, summary_suite());
 	srunner_add_suite(runner, syscall_names_suite());
 	srunner_add_suite(runner, site_table_suite());
@@ -23,6 +25,11 @@ int main(void)
 	srunner_add_suite(runner, scan_cache_suite());
 	srunner_add_suite(runner, amortization_suite());
 	srunner_add_suite(runner, calibrate_suite());
+	srunner_add_suite(runner, log_file_suite());
+	srunner_add_suite(runner, log_sites_suite());
+	srunner_add_suite(runner, log2csv_suite());
+	srunner_add_suite(runner, log2csv_command_suite());
+	srunner_add_suite(runner, progress_bar_suite());
 	srunner_add_suite(runner, libc_calls_suite());
 	srunner_run_all(runner, CK_NORMAL);
 	failed = srunner_ntests_failed(runner);

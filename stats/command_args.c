@@ -1,0 +1,36 @@
+#include "command_args.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+int command_dir_operand(const char *command, int argc, char **argv, void (*usage)(FILE *out), const char **dir)
+{
+	if (optind != argc - 1) {
+		fprintf(stderr, "systrace-stats %s: %s\n", command, optind == argc ? "no DIR given" : "one DIR only");
+		usage(stderr);
+		return 2;
+	}
+	*dir = argv[optind];
+	return -1;
+}
+
+void *grow_array(void *array, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return array;
+	*cap = *cap ? *cap * 2 : 64;
+	array = realloc(array, *cap * size);
+	if (!array)
+		abort();
+	return array;
+}
+
+char *copy_string(const char *s)
+{
+	char *c = strdup(s);
+
+	if (!c)
+		abort();
+	return c;
+}

@@ -1,0 +1,111 @@
+#!/bin/sh
+# --log: the temporal log, read back by an independent reader (logtool.py) and held to
+# the CSV files of the same run (every entry there, on the right path, phase, site
+# and pid; each thread's entries in time order), and to what the programs are known
+# to do:
+#  - log_known: 5001 getppid returning the parent's pid (5000 at one inline site,
+#    in-process: more than a thread's buffer, so it fills and is emptied), openat
+#    -ENOENT, write 6, getpid the pid, exit_group last and without a result; the same
+#    results with every call ptraced (--patch=off);
+#  - log_signals: two threads and a signal handler calling at the same sites while a
+#    20 us timer interrupts them anywhere in the log routine: every getppid entry,
+#    main's, the worker's and the handler's, there once, with the parent's pid;
+#  - the hazard programs (registers and flags, red zone, threads racing the patch,
+#    handlers in the gate, interrupted waits, clone with a new stack, vfork, fork
+#    from threads, sigsys, JIT) pass their own checks under --log, and their logs
+#    add up;
+#  - a process killed by SIGKILL in the middle of its calls, and a run interrupted
+#    (SIGTERM to systrace): nothing lost.
+. "$(dirname "$0")/lib.sh"
+P=$PROGRAMS
+require_library
+T=$TMPDIR
+LOGTOOL="python3 $E2E_DIR/logtool.py"
+SYSCALL_TABLE=$BUILD_DIR/gen/syscall_table.c
+export SYSCALL_TABLE
+
+log_check() {
+	$LOGTOOL check "$T/$1" >"$T/$1.check" 2>&1 || {
+		check_problem "$1: the log does not add up to the CSV files:"
+		sed 's/^/    | /' "$T/$1.check" | head -20
+	}
+}
+
+# calls_of NAME: NAME's entries as `tid syscall path early ret`
+calls_of() {
+	pid=$(csvtool_field "$T/$1/processes.csv" pid)
+	$LOGTOOL calls "$T/$1" "$pid"
+}
+
+csvtool_field() { # FILE COLUMN: the column of the first row
+	python3 -c 'import csv,sys; print(next(csv.DictReader(open(sys.argv[1])))[sys.argv[2]])' "$1" "$2"
+}
+
+for mode in default off; do
+	name=known_$mode
+	echo "== log_known, --patch=$mode"
+	ST_OPTS=--log st_run_mode "$mode" "$T/$name" "$P/log_known"
+	[ "$ST_STATUS" -eq 3 ] || check_problem "$name: exit status $ST_STATUS, not 3"
+	log_check "$name"
+	pid=$(csvtool_field "$T/$name/processes.csv" pid)
+	ppid=$(csvtool_field "$T/$name/processes.csv" ppid)
+	$LOGTOOL calls "$T/$name" "$pid" >"$T/$name.calls"
+	n=$(awk -v p="$ppid" '$2 == "getppid" && $5 == p' "$T/$name.calls" | wc -l)
+	[ "$n" -eq 5001 ] || check_problem "$name: $n getppid entries returning $ppid, not 5001"
+	# with --patch=off the library is never ready: every call is early
+	early=0
+	[ "$mode" = off ] && early=1
+	grep -q "^$pid openat [a-z]* $early -2\$" "$T/$name.calls" || check_problem "$name: no openat entry with -2 (ENOENT)"
+	grep -q "^$pid write [a-z]* $early 6\$" "$T/$name.calls" || check_problem "$name: no write entry returning 6"
+	grep -q "^$pid getpid [a-z]* $early $pid\$" "$T/$name.calls" || check_problem "$name: no getpid entry returning $pid"
+	last=$(tail -1 "$T/$name.calls")
+	[ "$last" = "$pid exit_group ptraced $early -" ] || [ "$last" = "$pid exit_group inprocess $early -" ] ||
+		check_problem "$name: the last entry is '$last', not exit_group without a result"
+	early=$(awk '$4 == 1' "$T/$name.calls" | wc -l)
+	[ "$early" -gt 0 ] || check_problem "$name: no early entry (the loader's calls)"
+	if [ "$mode" = default ]; then
+		inproc=$(awk '$2 == "getppid" && $3 == "inprocess"' "$T/$name.calls" | wc -l)
+		[ "$inproc" -ge 4990 ] || check_problem "$name: only $inproc getppid entries in-process"
+		flushes=$(sed -n 's/.* \([0-9]*\) stops to empty full buffers.*/\1/p' "$T/$name.err")
+		[ "${flushes:-0}" -ge 2 ] || check_problem "$name: ${flushes:-no} buffer flushes for 5000 in-process calls (stderr: $(tail -1 "$T/$name.err"))"
+	fi
+	grep -q "^systrace: log: [0-9]* entries" "$T/$name.err" || check_problem "$name: the log's cost is not printed"
+done
+
+echo "== log_signals: signals inside the log routine"
+ST_OPTS=--log st_run_mode default "$T/signals" "$P/log_signals"
+[ "$ST_STATUS" -eq 0 ] || check_problem "log_signals: exit status $ST_STATUS"
+log_check signals
+pid=$(csvtool_field "$T/signals/processes.csv" pid)
+ppid=$(csvtool_field "$T/signals/processes.csv" ppid)
+made=$(awk '{ print $2 + $4 + 1 }' "$T/signals.out")
+$LOGTOOL calls "$T/signals" "$pid" >"$T/signals.calls"
+n=$(awk '$2 == "getppid"' "$T/signals.calls" | wc -l)
+right=$(awk -v p="$ppid" '$2 == "getppid" && $5 == p' "$T/signals.calls" | wc -l)
+echo "getppid made $made, logged $n, $right with the parent's pid ($(cat "$T/signals.out"))"
+[ "$n" -eq "$made" ] || check_problem "log_signals: $n getppid entries for $made calls"
+[ "$right" -eq "$n" ] || check_problem "log_signals: $((n - right)) getppid entries without the parent's pid"
+
+for prog in regs redzone race_threads handler_in_gate interrupted_waits clone_stack vfork_patched fork_threads sigsys jit; do
+	echo "== $prog under --log"
+	ST_OPTS=--log st_run_mode default "$T/$prog" "$P/$prog"
+	[ "$ST_STATUS" -eq 0 ] || { check_problem "$prog: exit status $ST_STATUS under --log"; sed 's/^/    | /' "$T/$prog.err" | tail -5; }
+	log_check "$prog"
+done
+
+echo "== killed by SIGKILL in its calls"
+ST_OPTS=--log st_run_mode default "$T/killed" sh -c "$P/getppid_loop 20000000 & sleep 0.5; kill -9 \$!; wait"
+log_check killed
+
+echo "== systrace interrupted (SIGTERM; a background job ignores SIGINT)"
+rm -rf "$T/int"
+"$SYSTRACE" --log -o "$T/int" -- "$P/getppid_loop" 20000000 >"$T/int.out" 2>"$T/int.err" &
+st=$!
+sleep 0.5
+kill -TERM $st
+wait $st
+status=$?
+no_sanitizer_report "$T/int.err" "systrace --log, interrupted"
+[ "$status" -eq 143 ] || check_problem "interrupted: exit status $status, not 143"
+log_check int
+finish
