@@ -24,7 +24,7 @@ PROGRAMS    := $(PROGRAM_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%) \
 obj = $(addprefix $(BUILD)/$(1)/,$(addsuffix .o,$(basename $(2))))
 
 .PHONY: all deps check check-unit check-e2e stress install clean demo bench bench-inprocess bench-log2csv programs fuzz fuzz-deps
-all: $(BUILD)/systrace $(BUILD)/libsystrace.so
+all: $(BUILD)/systrace $(BUILD)/libsystrace.so $(BUILD)/systrace-stats
 
 # Install missing dependencies once (apt-get; see scripts/install-deps.sh).
 deps: $(BUILD)/.deps
@@ -91,7 +91,7 @@ check: check-unit check-e2e
 check-unit: $(BUILD)/unit-tests $(BUILD)/asan/unit-tests
 	$(BUILD)/unit-tests
 	$(BUILD)/asan/unit-tests
-check-e2e: $(BUILD)/systrace $(BUILD)/asan/systrace $(BUILD)/libsystrace.so $(BUILD)/asan/libsystrace.so $(PROGRAMS)
+check-e2e: $(BUILD)/systrace $(BUILD)/asan/systrace $(BUILD)/libsystrace.so $(BUILD)/asan/libsystrace.so $(BUILD)/asan/systrace-stats $(PROGRAMS)
 	sh tests/e2e/run-all.sh $(BUILD)
 
 # the ASan build of systrace finds the library next to itself
@@ -131,8 +131,9 @@ bench: $(BUILD)/systrace $(BUILD)/libsystrace.so
 bench-inprocess: $(BUILD)/systrace $(BUILD)/libsystrace.so
 	sh bench/run-inprocess.sh $(BUILD)/systrace getppid threads
 
-install: $(BUILD)/systrace $(BUILD)/libsystrace.so
+install: $(BUILD)/systrace $(BUILD)/libsystrace.so $(BUILD)/systrace-stats
 	install -D -m 755 $(BUILD)/systrace $(DESTDIR)$(PREFIX)/bin/systrace
+	install -D -m 755 $(BUILD)/systrace-stats $(DESTDIR)$(PREFIX)/bin/systrace-stats
 	install -D -m 644 $(BUILD)/libsystrace.so $(DESTDIR)$(PREFIX)/lib/systrace/libsystrace.so
 
 clean:

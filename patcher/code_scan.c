@@ -5,26 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *grow(void *items, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return items;
-	*cap = *cap ? 2 * *cap : 256;
-	items = realloc(items, *cap * size);
-	if (!items)
-		abort();
-	return items;
-}
+#include "grow_array.h"
 
 static void add_syscall(struct code_scan *s, const struct scanned_syscall *sc)
 {
-	s->syscalls = grow(s->syscalls, &s->cap_syscalls, s->nsyscalls, sizeof(*s->syscalls));
+	s->syscalls = grow_array(s->syscalls, &s->cap_syscalls, s->nsyscalls, sizeof(*s->syscalls));
 	s->syscalls[s->nsyscalls++] = *sc;
 }
 
 void code_scan_add_target(struct code_scan *s, uint64_t vaddr)
 {
-	s->targets = grow(s->targets, &s->cap_targets, s->ntargets, sizeof(*s->targets));
+	s->targets = grow_array(s->targets, &s->cap_targets, s->ntargets, sizeof(*s->targets));
 	s->targets[s->ntargets++] = vaddr;
 }
 

@@ -14,23 +14,3 @@ int command_dir_operand(const char *command, int argc, char **argv, void (*usage
 	*dir = argv[optind];
 	return -1;
 }
-
-void *grow_array(void *array, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return array;
-	*cap = *cap ? *cap * 2 : 64;
-	array = realloc(array, *cap * size);
-	if (!array)
-		abort();
-	return array;
-}
-
-char *copy_string(const char *s)
-{
-	char *c = strdup(s);
-
-	if (!c)
-		abort();
-	return c;
-}

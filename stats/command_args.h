@@ -8,10 +8,6 @@
  * is none or more than one. */
 int command_dir_operand(const char *command, int argc, char **argv, void (*usage)(FILE *out), const char **dir);
 
-/* realloc that doubles *cap when n has reached it (aborts when memory runs out:
- * the analyses have no use for half a table). */
-void *grow_array(void *array, size_t *cap, size_t n, size_t size);
-/* strdup that aborts when memory runs out. */
-char *copy_string(const char *s);
+#include "grow_array.h"
 
 #endif

@@ -12,6 +12,8 @@ const char html_page_head[] =
 	".legend{display:flex;flex-wrap:wrap;gap:12px;font-size:12px;margin:6px 0}\n"
 	".legend span.swatch{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:middle}\n"
 	".note{font-size:12px;color:#556}svg text{font:11px system-ui,sans-serif}\n"
+	"table{border-collapse:collapse;margin-top:6px}td,th{padding:2px 10px;border-bottom:1px solid #e4e6ee;"
+	"text-align:right}td.name,th.name{text-align:left;font-family:monospace}\n"
 	"</style>\n</head>\n<body>\n<h1>systrace report</h1>\n<div id=\"where\" class=\"note\"></div>\n"
 	"<h2>Summary</h2>\n<div id=\"figures\" class=\"figures\"></div>\n"
 	"<h2>Process timeline</h2>\n"
@@ -21,6 +23,8 @@ const char html_page_head[] =
 	"<div id=\"timeline-legend\" class=\"legend\"></div>\n<div id=\"timeline\" class=\"scroll\"></div>\n"
 	"<h2>Syscalls per process</h2>\n<div id=\"bars-note\" class=\"note\"></div>\n"
 	"<div id=\"bars-legend\" class=\"legend\"></div>\n<div id=\"bars\" class=\"scroll\"></div>\n"
+	"<h2>Functions to hook in short-lived processes</h2>\n<div id=\"hooks-note\" class=\"note\"></div>\n"
+	"<table id=\"hooks\"></table>\n"
 	"<script id=\"data\" type=\"application/json\">";
 
 const char html_page_tail[] =
@@ -120,7 +124,20 @@ const char html_page_tail[] =
 	"  document.getElementById('bars-legend').innerHTML = swatches([['ptraced (stopped in the tracer)', '#d62728'],\n"
 	"    ['in-process (patched site, no stop)', '#2ca02c'], ['early (before the library was ready; either path)', '#222']]);\n"
 	"}\n"
+	"function drawHooks() {\n"
+	"  const H = D.hooks;\n"
+	"  document.getElementById('hooks-note').textContent = 'The patches that did not amortize in the ' +\n"
+	"    H.short_processes + ' processes shorter than ' + H.short_ms + ' ms are at ' + H.unpaid_sites +\n"
+	"    ' sites; hooking a function instead of patching the sites below it removes them. ' +\n"
+	"    (H.named_by === 'libc_function' ? 'Each site is given under the libc function that led to it.' :\n"
+	"      'sites.csv names no libc function (systrace --libc-calls does): each site is given under the function that contains it.');\n"
+	"  document.getElementById('hooks').innerHTML = '<tr><th>rank</th><th class=\"name\">function</th><th>sites</th>' +\n"
+	"    '<th>processes</th><th>patch cost</th></tr>' + H.rows.map(([f, sites, images, ns], i) =>\n"
+	"      '<tr class=\"hook-row\"><td>' + (i + 1) + '</td><td class=\"name\">' + esc(f) + '</td><td>' + sites +\n"
+	"      '</td><td>' + images + '</td><td>' + ms(ns / 1000) + '</td></tr>').join('');\n"
+	"}\n"
 	"document.getElementById('colour').addEventListener('change', drawTimeline);\n"
 	"drawTimeline();\n"
 	"drawBars();\n"
+	"drawHooks();\n"
 	"</script>\n</body>\n</html>\n";

@@ -7,12 +7,25 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyses.h"
 #include "command_args.h"
 #include "commands.h"
 #include "html_page.h"
 #include "json_write.h"
 #include "run_tables.h"
 #include "string_map.h"
+
+/* Short-lived, as the report's default (--short-ms 100), and the functions shown. */
+#define HTML_SHORT_NS 100000000ULL
+#define HTML_HOOKS 10
+
+/* What the page shows, loaded from the folder. */
+struct html_run {
+	struct process_table processes;
+	struct summary_table summary;
+	struct amortization_analysis amortization;
+	struct site_columns_present site_columns;
+};
 
 static void html_usage(FILE *out)
 {
@@ -44,8 +57,28 @@ static void write_exes(FILE *o, const struct process_table *t, size_t *exe_of)
 	string_map_free(&index);
 }
 
-static void write_data(FILE *o, const char *dir, const struct process_table *t, const struct summary_table *s)
+/* The functions whose hooking would remove the most non-amortized patches in the
+ * short-lived processes (analyses.h), the first HTML_HOOKS of them. */
+static void write_hooks(FILE *o, const struct amortization_analysis *a)
 {
+	const struct candidate_table *c = amortization_ranking(a);
+
+	fprintf(o, ",\n\"hooks\":{\"named_by\":\"%s\",\"short_ms\":%" PRIu64 ",\"short_processes\":%zu,"
+		   "\"unpaid_sites\":%" PRIu64 ",\"rows\":[",
+		a->libc_function_named ? "libc_function" : "symbol", a->short_ns / 1000000, a->short_processes,
+		a->short_unpaid_rows);
+	for (size_t i = 0; i < c->n && i < HTML_HOOKS; i++) {
+		fputs(i ? ",[" : "[", o);
+		json_string(o, c->rows[i].function);
+		fprintf(o, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]", c->rows[i].sites, c->rows[i].images, c->rows[i].patch_ns);
+	}
+	fputs("]}", o);
+}
+
+static void write_data(FILE *o, const char *dir, const struct html_run *r)
+{
+	const struct process_table *t = &r->processes;
+	const struct summary_table *s = &r->summary;
 	size_t *exe_of = malloc((t->n + 1) * sizeof(*exe_of));
 	static const enum process_count shown[] = { PC_SYSCALLS, PC_EARLY, PC_PTRACED, PC_INPROCESS, PC_STOPS,
 						    PC_PATCHES_WRITTEN, PC_PATCHES_NOT_AMORTIZED };
@@ -81,8 +114,53 @@ static void write_data(FILE *o, const char *dir, const struct process_table *t, 
 			fprintf(o, ",%" PRIu64, p->count[shown[c]]);
 		putc(']', o);
 	}
-	fputs("]}", o);
+	fputs("]", o);
+	write_hooks(o, &r->amortization);
+	fputs("}", o);
 	free(exe_of);
+}
+
+static int load_html_run(struct html_run *r, const char *dir, char *err, size_t errlen)
+{
+	memset(r, 0, sizeof(*r));
+	if (process_table_load(&r->processes, dir, err, errlen) < 0 ||
+	    summary_table_load(&r->summary, dir, err, errlen) < 0)
+		return -1;
+	amortization_init(&r->amortization, &r->processes, HTML_SHORT_NS);
+	if (sites_scan(dir, &r->processes, "libc_function", &r->site_columns, amortization_add_site, &r->amortization,
+		       err, errlen) < 0)
+		return -1;
+	amortization_finish(&r->amortization);
+	return 0;
+}
+
+static void free_html_run(struct html_run *r)
+{
+	amortization_free(&r->amortization);
+	summary_table_free(&r->summary);
+	process_table_free(&r->processes);
+}
+
+static int write_page(const char *output, const char *dir, const struct html_run *r)
+{
+	FILE *out = stdout;
+	int failed;
+
+	if (output && !(out = fopen(output, "w"))) {
+		fprintf(stderr, "systrace-stats html: cannot write %s: %s\n", output, strerror(errno));
+		return 1;
+	}
+	fputs(html_page_head, out);
+	write_data(out, dir, r);
+	fputs(html_page_tail, out);
+	failed = fflush(out) != 0 || ferror(out);
+	if (failed)
+		fprintf(stderr, "systrace-stats html: cannot write %s: %s\n", output ? output : "stdout", strerror(errno));
+	if (out != stdout)
+		fclose(out);
+	if (failed && output)
+		unlink(output);
+	return failed;
 }
 
 int html_main(int argc, char **argv)
@@ -91,11 +169,9 @@ int html_main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	const char *output = NULL, *dir;
-	struct process_table t;
-	struct summary_table s;
+	struct html_run r;
 	char err[4096];
-	FILE *out = stdout;
-	int c, failed;
+	int c, status;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", longs, NULL)) != -1) {
@@ -111,32 +187,12 @@ int html_main(int argc, char **argv)
 	}
 	if (command_dir_operand("html", argc, argv, html_usage, &dir) >= 0)
 		return 2;
-	if (process_table_load(&t, dir, err, sizeof(err)) < 0) {
+	if (load_html_run(&r, dir, err, sizeof(err)) < 0) {
 		fprintf(stderr, "systrace-stats html: %s\n", err);
-		return 1;
-	}
-	if (summary_table_load(&s, dir, err, sizeof(err)) < 0) {
-		fprintf(stderr, "systrace-stats html: %s\n", err);
-		process_table_free(&t);
-		return 1;
-	}
-	if (output && !(out = fopen(output, "w"))) {
-		fprintf(stderr, "systrace-stats html: cannot write %s: %s\n", output, strerror(errno));
-		failed = 1;
+		status = 1;
 	} else {
-		fputs(html_page_head, out);
-		write_data(out, dir, &t, &s);
-		fputs(html_page_tail, out);
-		failed = fflush(out) != 0 || ferror(out);
-		if (failed)
-			fprintf(stderr, "systrace-stats html: cannot write %s: %s\n", output ? output : "stdout",
-				strerror(errno));
-		if (out != stdout)
-			fclose(out);
-		if (failed && output)
-			unlink(output);
+		status = write_page(output, dir, &r);
 	}
-	summary_table_free(&s);
-	process_table_free(&t);
-	return failed ? 1 : 0;
+	free_html_run(&r);
+	return status;
 }

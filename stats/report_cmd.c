@@ -294,6 +294,7 @@ static void print_ranking_text(const struct report_options *o, const struct load
 	const struct amortization_analysis *a = &r->amortization;
 	const struct candidate_table *c = amortization_ranking(a);
 	size_t shown = c->n < o->top ? c->n : o->top;
+	bool unknown_shown = false;
 
 	printf("\n== Top %zu functions to hook in short-lived processes (wall < %" PRIu64 " ms: %zu of %zu)\n", o->top,
 	       a->short_ns / 1000000, a->short_processes, r->processes.n);
@@ -306,9 +307,14 @@ static void print_ranking_text(const struct report_options *o, const struct load
 		return;
 	printf("%4s %6s %6s %12s  %s\n", "rank", "sites", "images", "patch_ns",
 	       a->libc_function_named ? "libc function" : "function containing the site (object)");
-	for (size_t i = 0; i < shown; i++)
+	for (size_t i = 0; i < shown; i++) {
 		printf("%4zu %6" PRIu64 " %6" PRIu64 " %12" PRIu64 "  %s\n", i + 1, c->rows[i].sites, c->rows[i].images,
 		       c->rows[i].patch_ns, c->rows[i].function);
+		unknown_shown |= a->libc_function_named && !strcmp(c->rows[i].function, "(unknown)");
+	}
+	if (unknown_shown)
+		printf("(unknown): sites whose row names no libc function (the loader's own calls, or none found "
+		       "on the stack)\n");
 }
 
 static void warn_totals(const struct loaded_run *r, FILE *out, const char *prefix)

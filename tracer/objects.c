@@ -12,6 +12,7 @@
 #include "elf_object.h"
 #include "entry_tally.h"
 #include "function_names.h"
+#include "grow_array.h"
 #include "interned.h"
 #include "proc_maps.h"
 #include "scan_cache.h"
@@ -201,18 +202,6 @@ const char *objects_code_of(pid_t tid, struct site_record *s, struct code_object
 	return reason;
 }
 
-/* array (n elements of size bytes, room for *cap) with room for one more */
-static void *room_for_one(void *array, size_t n, size_t *cap, size_t size)
-{
-	if (n < *cap)
-		return array;
-	*cap = *cap ? 2 * *cap : 16;
-	array = realloc(array, *cap * size);
-	if (!array)
-		abort();
-	return array;
-}
-
 static void shift_plan(struct patch_plan *plan, uint64_t by)
 {
 	plan->site += by;
@@ -228,7 +217,7 @@ void objects_learn(const struct code_object *code, const struct patch_plan *plan
 	for (size_t i = 0; i < o->nknown; i++)
 		if (o->known[i].site == plan->site - code->bias)
 			return;
-	o->known = room_for_one(o->known, o->nknown, &o->cap_known, sizeof(*o->known));
+	o->known = grow_array(o->known, &o->cap_known, o->nknown, sizeof(*o->known));
 	k = &o->known[o->nknown++];
 	*k = *plan;
 	shift_plan(k, -code->bias);
@@ -238,7 +227,7 @@ void objects_learn_refusal(const struct code_object *code, uint64_t addr, const 
 {
 	struct object *o = code->object;
 
-	o->refused = room_for_one(o->refused, o->nrefused, &o->cap_refused, sizeof(*o->refused));
+	o->refused = grow_array(o->refused, &o->cap_refused, o->nrefused, sizeof(*o->refused));
 	o->refused[o->nrefused++] = (struct refusal){ addr - code->bias, state };
 }
 
@@ -402,7 +391,7 @@ void objects_learn_entry(struct object *o, uint64_t vaddr, const char *name)
 	struct learned *l = learned_at(o, vaddr);
 
 	if (!l) {
-		o->learned = room_for_one(o->learned, o->nlearned, &o->cap_learned, sizeof(*o->learned));
+		o->learned = grow_array(o->learned, &o->cap_learned, o->nlearned, sizeof(*o->learned));
 		l = &o->learned[o->nlearned++];
 		*l = (struct learned){ .vaddr = vaddr };
 	}

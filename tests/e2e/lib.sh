@@ -3,6 +3,7 @@
 # Environment (set by run-all.sh):
 #   SYSTRACE        the sanitized build (ASan + UBSan): used for correctness
 #   SYSTRACE_PLAIN  the plain build: used for measurements
+#   SYSTRACE_STATS  systrace-stats (the sanitized build), for the analyses' tests
 #   PROGRAMS        the built tests/programs
 #   TMPDIR          a fresh folder for this test
 #

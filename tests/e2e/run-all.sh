@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs every tests/e2e/test_*.sh (in name order) against the builds in BUILD:
 #   sh tests/e2e/run-all.sh build
-# Each test gets SYSTRACE (the ASan+UBSan build), SYSTRACE_PLAIN, PROGRAMS and a fresh
+# Each test gets SYSTRACE (the ASan+UBSan build), SYSTRACE_PLAIN, SYSTRACE_STATS (the
+# ASan+UBSan build of systrace-stats), PROGRAMS and a fresh
 # TMPDIR; it passes when it exits 0. Prints PASS/FAIL per test (with the test's output
 # when it fails), then one line "N passed, N failed"; exits 1 if any test failed.
 # A single test: sh tests/e2e/run-all.sh build test_exactness
@@ -16,10 +17,11 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 
 SYSTRACE=$BUILD/asan/systrace
 SYSTRACE_PLAIN=$BUILD/systrace
+SYSTRACE_STATS=$BUILD/asan/systrace-stats
 PROGRAMS=$BUILD/tests/programs
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-export SYSTRACE SYSTRACE_PLAIN PROGRAMS ASAN_OPTIONS UBSAN_OPTIONS
+export SYSTRACE SYSTRACE_PLAIN SYSTRACE_STATS PROGRAMS ASAN_OPTIONS UBSAN_OPTIONS
 
 for f in "$SYSTRACE" "$SYSTRACE_PLAIN"; do
 	if [ ! -x "$f" ]; then

@@ -1,8 +1,9 @@
 #!/bin/sh
 # systrace-stats html on a known run (fork_tree: 15 processes, and vfork_exec under a
 # shell), loaded in headless Chromium: the page draws, by its own script, a timeline
-# bar per row of processes.csv, the summary figures, and a syscall row per process
-# (the 40 busiest, then one for the rest); the screenshot is a real picture. The page
+# bar per row of processes.csv, the summary figures, a syscall row per process (the
+# 40 busiest, then one for the rest) and the functions to hook as `report --table
+# libc` ranks them; the screenshot is a real picture. The page
 # must need no network: it is loaded from a file with every request outside it
 # refused. Chromium is a test dependency (scripts/install-deps.sh): its absence fails.
 . "$(dirname "$0")/lib.sh"
@@ -36,28 +37,42 @@ chromium_run() {
 		--virtual-time-budget=5000 "$_how" "file://$TMPDIR/report.html" 2>"$TMPDIR/chromium.err"
 }
 
+# the functions to hook, as the report ranks them (its defaults: under 100 ms, top 10)
+"$SYSTRACE_STATS" report --csv --table libc "$D" >"$TMPDIR/libc.csv" 2>>"$TMPDIR/html.err" ||
+	check_problem "report --table libc failed: $(cat "$TMPDIR/html.err")"
+hooks=$(($(wc -l <"$TMPDIR/libc.csv") - 1))
+
 echo "== the DOM after the page's script ran"
 chromium_run dump >"$TMPDIR/dom.html" || check_problem "chromium --dump-dom failed: $(tail -5 "$TMPDIR/chromium.err")"
-python3 - "$TMPDIR/dom.html" "$rows" <<'PY' || check_problem "the rendered page (above)"
-import html.parser, sys
+python3 - "$TMPDIR/dom.html" "$rows" "$TMPDIR/libc.csv" <<'PY' || check_problem "the rendered page (above)"
+import csv, html, html.parser, sys
 dom, rows = open(sys.argv[1]).read(), int(sys.argv[2])
+hooks = list(csv.DictReader(open(sys.argv[3])))
 class Count(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
-        self.classes, self.script = {}, 0
+        self.classes = {}
     def handle_starttag(self, tag, attrs):
-        if tag == "script":
-            self.script += 1
         for c in (dict(attrs).get("class") or "").split():
             self.classes[c] = self.classes.get(c, 0) + 1
 c = Count()
 c.feed(dom)
 want = {"proc-bar": rows, "figure": 10, "syscall-row": min(rows, 40) + (rows > 40),
-        "seg-ptraced": min(rows, 40) + (rows > 40), "mark-early": min(rows, 40) + (rows > 40)}
+        "seg-ptraced": min(rows, 40) + (rows > 40), "mark-early": min(rows, 40) + (rows > 40),
+        "hook-row": len(hooks)}
 bad = 0
 for k, n in want.items():
     if c.classes.get(k, 0) != n:
         print(f"FAIL: {c.classes.get(k, 0)} elements of class {k}, expected {n}")
+        bad = 1
+if not hooks:
+    print("FAIL: the run has no function to hook: the table is not tested (the run is not what this test expects)")
+    bad = 1
+for h in hooks:
+    # the DOM as serialized: text with & < > escaped
+    cell = f'<td class="name">{html.escape(h["function"], quote=False)}</td><td>{h["sites"]}</td>'
+    if cell not in dom:
+        print(f"FAIL: no row for {h['function']} with {h['sites']} sites")
         bad = 1
 if "processes (images)" not in dom or f">{rows}<" not in dom:
     print(f"FAIL: the figure of {rows} processes is not shown")

@@ -6,6 +6,7 @@
 Suite *csv_suite(void);
 Suite *csv_read_suite(void);
 Suite *analyses_suite(void);
+Suite *trace_export_suite(void);
 Suite *summary_suite(void);
 Suite *syscall_names_suite(void);
 Suite *site_table_suite(void);

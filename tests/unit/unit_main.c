@@ -11,6 +11,7 @@ int main(void)
 
 	srunner_add_suite(runner, csv_read_suite());
 	srunner_add_suite(runner, analyses_suite());
+	srunner_add_suite(runner, trace_export_suite());
 	srunner_add_suite(runner, summary_suite());
 	srunner_add_suite(runner, syscall_names_suite());
 	srunner_add_suite(runner, site_table_suite());
