@@ -291,18 +291,22 @@ static void count_exec(struct thread *t, int64_t ret)
 static void on_syscall_exit(struct thread *t, bool interrupted)
 {
 	struct __ptrace_syscall_info info = { 0 }; /* zeroed: valgrind does not know this request writes it */
+	bool known = ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) > 0;
 
 	/* patching.c's interrupt, taken by this stop (no stop event follows): a
-	 * call that gave up for it is made again, as at that event */
-	if (interrupted) {
+	 * call that gave up for it is made again, as at that event. Taken by the entry
+	 * stop of a call made again while followed to its exit (--log), it is for the
+	 * exit stop still: the call can give up for it all the same (EINTR) */
+	if (interrupted && known && info.op == PTRACE_SYSCALL_INFO_ENTRY) {
+		t->interrupted = true;
+	} else if (interrupted) {
 		restart_note_interrupt(t, true);
 		if (t->restart == RESTART_NEXT) {
 			resume(t->tid, PTRACE_CONT, 0);
 			return;
 		}
 	}
-	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) > 0
-	    && info.op == PTRACE_SYSCALL_INFO_EXIT) {
+	if (known && info.op == PTRACE_SYSCALL_INFO_EXIT) {
 		if (!restart_is_code(info.exit.rval))
 			syscall_log_result(t, info.exit.rval);
 		/* a failed execve (a successful one was counted at its exec event);
@@ -502,7 +506,8 @@ static void dispatch(pid_t tid, int status)
 	placement_note_stop(t, monotonic_ns());
 	sig = WSTOPSIG(status);
 	interrupted = t->interrupted;
-	t->interrupted = false;
+	/* kept by a seccomp stop, which does not answer it, for a stop that does */
+	t->interrupted = event == PTRACE_EVENT_SECCOMP && interrupted;
 	if (!t->img) {
 		/* a thread that vanished before it could be placed: let it go its way */
 		resume(tid, PTRACE_CONT, event == 0 && sig != (SIGTRAP | 0x80) ? sig : 0);

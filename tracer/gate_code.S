@@ -10,14 +10,28 @@
  * (so a call that never returns, exit_group, is logged) and its result after. Under
  * --log the stubs do not count: the tracer counts the entries, so that the counts
  * and the log agree whatever happens (a process killed between the two).
- * A signal can come between any two instructions; the tracer sees it first and, for
- * a thread inside (retry, committed) or (check, checked), moves rip back to retry or
- * to check (tracer/patching.c), which only re-derive what they use: an entry
- * reserved but not marked is then skipped by the tracer, its buffer is never left
- * holding a half-written entry that a handler's flush could take, an entry never
- * takes a place after a handler's with a time from before it, and a result is never
- * stored into an entry a flush took and reused. A result that comes after the
- * tracer has taken its entry is still picked up (syscall_log.c). */
+ * A signal can come between any two instructions; the tracer sees it first and
+ * (tracer/patching.c, log_routine_rewind, leave_gate):
+ *  - inside (retry, committed): moves rip back to retry, which only re-derives what
+ *    it uses: an entry reserved but not marked is skipped by the tracer;
+ *  - at committed, or at the gate's `syscall` not yet made under this routine's
+ *    frame: the entry is whole but its call not made; the tracer unmarks it and
+ *    moves the thread back to retry (the frame is the same there but for the gate's
+ *    return address), and the call takes an entry again after the handler's;
+ *  - in the call (the gate's syscall IP): leave_gate gives the entry its result;
+ *  - from returned to checked: the call returned, its result in rax; the tracer
+ *    gives the entry its result, and moves a thread inside (check, checked) back to
+ *    check, which re-derives what it uses.
+ * So the buffer is never left holding a half-written entry that a handler's flush
+ * could take, an entry never takes a place after a handler's with a time from
+ * before it, a result is never stored into an entry a flush took and reused, and no
+ * entry is taken by a handler's drain while its result is still to come from the
+ * routine: the thread may run on for a whole buffer before its next stop, or stay
+ * on the same instruction through a thousand handlers (a timer faster than the
+ * tracer), and the result would come after the entry's place was taken again. A
+ * result that comes after the tracer took its entry all the same (a call the kernel
+ * turned into restart_syscall, waiting at the gate) is still picked up if its place
+ * was not taken (syscall_log.c). */
 #include "region.h"
 
 	.section .rodata
@@ -35,7 +49,8 @@ gate_log_call:                   /* 0(%rsp): into the stub, 8(%rsp): counter */
 	pushfq
 	push %rdx                        /* the third argument: rdtsc takes rdx */
 	push %rax                        /* the number */
-gate_log_retry:
+	push %rax                        /* room for the mark */
+gate_log_retry:                  /* 0: mark, 8: number, 16: rdx, 24: rflags, 32: into the stub, 40: counter */
 .Lretry:
 	rdtsc                            /* again on a retry: after what came between */
 	shl $32, %rdx
@@ -50,21 +65,22 @@ gate_log_retry:
 	and $(REGION_LOG_ENTRIES - 1), %r11
 	shl $5, %r11
 	mov %rdx, %gs:REGION_LOG_ENTRY_AT(%r11)          /* tsc */
-	mov (%rsp), %rax
+	mov 8(%rsp), %rax
 	mov %ax, %gs:REGION_LOG_ENTRY_AT + 24(%r11)      /* nr */
-	mov 32(%rsp), %eax
+	mov 40(%rsp), %eax
 	mov %ax, %gs:REGION_LOG_ENTRY_AT + 26(%r11)      /* counter */
 	movb $0, %gs:REGION_LOG_ENTRY_AT + 28(%r11)      /* has_ret: not yet */
 	bts $63, %rcx
+	mov %rcx, (%rsp)                                 /* for after the call */
+	mov 8(%rsp), %rax
+	mov 16(%rsp), %rdx
 	mov %rcx, %gs:REGION_LOG_ENTRY_AT + 8(%r11)      /* mark: the entry is whole */
-gate_log_committed:
-	pop %rax
-	pop %rdx
-	push %rcx
+gate_log_committed:              /* the stack as at retry; rcx: the mark */
 	call .Lgate
-gate_log_returned:               /* 0(%rsp): mark, 8: rflags, 16: into the stub, 24: counter */
+gate_log_returned:
 	pop %rcx
-gate_log_check:
+	lea 16(%rsp), %rsp               /* the number and rdx */
+gate_log_check:                  /* 0(%rsp): rflags, 8: into the stub, 16: counter */
 	mov %rcx, %r11
 	and $(REGION_LOG_ENTRIES - 1), %r11
 	shl $5, %r11

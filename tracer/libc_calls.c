@@ -1,5 +1,6 @@
 #include "libc_calls.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -30,20 +31,19 @@ void libc_calls_setup(bool on)
 
 bool libc_calls_is_glibc(const char *path)
 {
-	const char *base = strrchr(path, '/'), *end;
-	static const char deleted[] = " (deleted)";
+	static const char deleted[] = " (deleted)", soname[] = "libc.so.6";
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	size_t len = strlen(base);
 
-	base = base ? base + 1 : path;
-	end = base + strlen(base);
-	if ((size_t)(end - base) > sizeof(deleted) - 1 && strcmp(end - (sizeof(deleted) - 1), deleted) == 0)
-		end -= sizeof(deleted) - 1;
-	if ((size_t)(end - base) == strlen("libc.so.6") && strncmp(base, "libc.so.6", end - base) == 0)
+	if (len > strlen(deleted) && strcmp(base + len - strlen(deleted), deleted) == 0)
+		len -= strlen(deleted);
+	if (len == strlen(soname) && strncmp(base, soname, len) == 0)
 		return true;
 	/* libc-2.31.so: a version made of digits and dots */
-	if (end - base <= (ptrdiff_t)strlen("libc-.so") || strncmp(base, "libc-", 5) != 0 || strncmp(end - 3, ".so", 3) != 0)
+	if (len <= strlen("libc-.so") || strncmp(base, "libc-", 5) != 0 || strncmp(base + len - 3, ".so", 3) != 0)
 		return false;
-	for (const char *p = base + 5; p < end - 3; p++)
-		if (!strchr("0123456789.", *p))
+	for (size_t i = 5; i < len - 3; i++)
+		if (!isdigit((unsigned char)base[i]) && base[i] != '.')
 			return false;
 	return true;
 }
@@ -110,10 +110,11 @@ static const char *entry_point(pid_t tid, const struct libc_view *v, enum unwind
 	 * fopen) has no frame of its own left */
 	if (end == UNWIND_LEFT && (callee = callee_of(tid, v, w->outside_ip)))
 		name = objects_function_name(o, callee - v->libc.bias, true);
-	/* else the outermost libc frame's function; an outer frame's instruction
-	 * pointer is a return address, which may be the next function's first byte */
+	/* else the outermost libc frame's function, by the byte before its instruction
+	 * pointer: the innermost frame's follows its syscall instruction, an outer
+	 * one's is a return address; either may be the next function's first byte */
 	if (!name)
-		name = objects_function_name(o, w->inside_ip - v->libc.bias - (w->inside_depth > 0), false);
+		name = objects_function_name(o, w->inside_ip - 1 - v->libc.bias, false);
 	return name;
 }
 

@@ -853,9 +853,9 @@ void patching_on_munmap(struct thread *t, uint64_t addr, uint64_t len)
  * sends it back through the stub where needed. */
 static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs_struct *regs)
 {
-	/* the gate's return address; under the log routine: its mark, the flags,
-	 * the stub's return address, the pushed counter */
-	uint64_t frame[5], back, popped = 8;
+	/* the gate's return address; under the log routine (gate_code.S): its mark, the
+	 * number, rdx, the flags, the stub's return address, the pushed counter */
+	uint64_t frame[7], back, popped = 8;
 	struct iovec local = { frame, sizeof(frame) }, remote = { (void *)regs->rsp, sizeof(frame) };
 	const struct patch *p;
 
@@ -863,7 +863,7 @@ static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs
 		return;
 	back = frame[0];
 	if (back == GATE_AT(gate_log_returned)) {
-		back = frame[3];
+		back = frame[5];
 		popped = sizeof(frame);
 	}
 	if (!(p = as_patch_of_stub(as, back)))
@@ -873,21 +873,57 @@ static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs
 	if (popped == sizeof(frame) && !restart_is_code((int64_t)regs->rax))
 		syscall_log_set_result(t, frame[1], (int64_t)regs->rax);
 	if (popped == sizeof(frame))
-		regs->eflags = frame[2];
+		regs->eflags = frame[4];
 	regs->rsp += popped + 128;
 	regs->rip = p->plan.site + 2;
 	ptrace(PTRACE_SETREGS, t->tid, 0, regs);
 }
 
-/* Where a thread interrupted in the log routine must resume so that a handler's own
- * calls find the buffer consistent (gate_code.S): the windows are restartable. */
-static uint64_t log_routine_rewind(uint64_t rip)
+static bool read_word(pid_t tid, uint64_t addr, uint64_t *word)
 {
-	if (rip > GATE_AT(gate_log_retry) && rip < GATE_AT(gate_log_committed))
-		return GATE_AT(gate_log_retry);
-	if (rip > GATE_AT(gate_log_check) && rip < GATE_AT(gate_log_checked))
-		return GATE_AT(gate_log_check);
-	return rip;
+	struct iovec local = { word, 8 }, remote = { (void *)addr, 8 };
+
+	return process_vm_readv(tid, &local, 1, &remote, 1, 0) == 8;
+}
+
+/* A thread interrupted in the log routine (gate_code.S) about to run a handler, whose
+ * own calls must find the buffer consistent and take entries after the routine's
+ * whole: true if regs were changed. Before the call is made, the thread goes back to
+ * retry (an entry it marked taken back: it is made again after the handler's);
+ * once it returned, the entry gets its result (in rax) now, not after the handler's
+ * drain has taken it, and a thread inside (check, checked) goes back to check. */
+static bool log_routine_rewind(struct thread *t, struct user_regs_struct *regs)
+{
+	uint64_t rip = regs->rip, word, mark = regs->rcx, nr;
+
+	if (rip > GATE_AT(gate_log_retry) && rip < GATE_AT(gate_log_committed)) {
+		regs->rip = GATE_AT(gate_log_retry);
+		return true;
+	}
+	/* at the gate's syscall not made, under the routine's frame (the mark from it:
+	 * rcx is the syscall's if the kernel restarts the call), the number still in
+	 * rax (not a restart_syscall the kernel put there: that call goes on) */
+	if (rip == SYSTRACE_GATE_ADDR
+	    && !(read_word(t->tid, regs->rsp, &word) && word == GATE_AT(gate_log_returned)
+		 && read_word(t->tid, regs->rsp + 8, &mark) && read_word(t->tid, regs->rsp + 16, &nr)
+		 && nr == regs->rax))
+		return false;
+	if (rip == GATE_AT(gate_log_committed) || rip == SYSTRACE_GATE_ADDR) {
+		if (!syscall_log_unmark(t, mark))
+			return false;
+		regs->rsp += rip == SYSTRACE_GATE_ADDR ? 8 : 0;
+		regs->rip = GATE_AT(gate_log_retry);
+		return true;
+	}
+	if (rip < GATE_AT(gate_log_returned) || rip >= GATE_AT(gate_log_checked))
+		return false;
+	if (rip == GATE_AT(gate_log_returned) ? read_word(t->tid, regs->rsp, &word) : (word = regs->rcx, true))
+		syscall_log_set_result(t, word, (int64_t)regs->rax);
+	if (rip > GATE_AT(gate_log_check)) {
+		regs->rip = GATE_AT(gate_log_check);
+		return true;
+	}
+	return false;
 }
 
 void patching_on_signal(struct thread *t, int sig)
@@ -904,12 +940,13 @@ void patching_on_signal(struct thread *t, int sig)
 			leave_gate(t, as, &regs);
 		return;
 	}
-	if ((p = as_patch_of_stub(as, regs.rip)))
+	if ((p = as_patch_of_stub(as, regs.rip))) {
 		back = stub_rewind(&p->stub, regs.rip);
-	else
-		back = log_routine_rewind(regs.rip);
-	if (back != regs.rip) {
+		if (back == regs.rip)
+			return;
 		regs.rip = back;
-		ptrace(PTRACE_SETREGS, t->tid, 0, &regs);
+	} else if (!syscall_log_on() || !log_routine_rewind(t, &regs)) {
+		return;
 	}
+	ptrace(PTRACE_SETREGS, t->tid, 0, &regs);
 }

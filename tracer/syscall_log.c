@@ -281,15 +281,35 @@ void syscall_log_drain(struct thread *t)
 
 void syscall_log_set_result(struct thread *t, uint64_t mark, int64_t ret)
 {
+	struct region_log *log;
 	struct region_log_entry *r;
 
 	if (fd < 0 || t->slot < 0)
 		return;
-	r = &region_log(t->slot)->entries[mark % REGION_LOG_ENTRIES];
-	if (r->mark == mark) {
-		r->ret = ret;
-		r->has_ret = 1;
-	}
+	log = region_log(t->slot);
+	r = &log->entries[mark % REGION_LOG_ENTRIES];
+	if (r->mark != mark)
+		return;
+	r->ret = ret;
+	r->has_ret = 1;
+	/* taken already: into the file now, before later entries take its place */
+	if ((mark & ~REGION_LOG_MARK) < log->tail)
+		answer_late(t, log);
+}
+
+bool syscall_log_unmark(struct thread *t, uint64_t mark)
+{
+	struct region_log *log;
+	struct region_log_entry *r;
+
+	if (fd < 0 || t->slot < 0)
+		return false;
+	log = region_log(t->slot);
+	r = &log->entries[mark % REGION_LOG_ENTRIES];
+	if (r->mark != mark || (mark & ~REGION_LOG_MARK) < log->tail)
+		return false;
+	r->mark = 0; /* skipped when the buffer is drained, as an entry never marked */
+	return true;
 }
 
 void syscall_log_flush(struct thread *t)

@@ -34,9 +34,13 @@ void syscall_log_unfinished(struct thread *t, bool has_ret, int64_t ret);
 void syscall_log_drain(struct thread *t);
 /* The same, asked by t's log routine: its buffer is full. */
 void syscall_log_flush(struct thread *t);
-/* Stores ret into t's in-process entry whose mark is mark, if it is still in the
- * buffer (for a thread taken out of the log routine by a signal: tracer/patching.c). */
+/* Stores ret into t's in-process entry whose mark is mark, if its place in the buffer
+ * is still its own (for a thread taken out of the log routine by a signal:
+ * tracer/patching.c); an entry already taken gets it in the file at once. */
 void syscall_log_set_result(struct thread *t, uint64_t mark, int64_t ret);
+/* Takes back t's in-process entry whose mark is mark, whose call was not made (the log
+ * routine will make it again: tracer/patching.c); false if the tracer took it already. */
+bool syscall_log_unmark(struct thread *t, uint64_t mark);
 /* Writes what is buffered and closes the files; false with a message. */
 bool syscall_log_close(struct syscall_log_stats *st, char *err, size_t errlen);
 

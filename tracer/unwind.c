@@ -18,6 +18,7 @@ struct unwinder {
 static unwind_local_read *walk_local;
 static void *walk_local_arg;
 
+/* _UPT_access_mem makes one ptrace call a word: the local copy first */
 static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write, void *upt)
 {
 	if (!write && walk_local && walk_local(walk_local_arg, addr, val, sizeof(*val)))
@@ -37,6 +38,8 @@ struct unwinder *unwinder_new(void)
 		accessors.access_mem = access_mem;
 	}
 	u->as = unw_create_addr_space(&accessors, 0);
+	/* its own cache of what each instruction address's frame looks like (per
+	 * thread, libunwind would share one among every image's addresses) */
 	if (u->as)
 		unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
 	return u;
@@ -84,7 +87,6 @@ static enum unwind_end walk(unw_cursor_t *cursor, uint64_t lo, uint64_t hi, stru
 			return depth > 0 ? UNWIND_LEFT : UNWIND_FAILED;
 		}
 		w->inside_ip = ip;
-		w->inside_depth = depth;
 		stepped = unw_step(cursor);
 		if (stepped == 0)
 			return UNWIND_BOTTOM;

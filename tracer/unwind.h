@@ -27,7 +27,6 @@ enum unwind_end {
 
 struct unwind_walk {
 	uint64_t inside_ip;     /* the outermost frame inside the range */
-	unsigned inside_depth;  /* its depth: 0 for the innermost frame */
 	uint64_t outside_ip;    /* the first frame outside it: a return address */
 };
 
