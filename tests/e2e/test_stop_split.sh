@@ -7,8 +7,11 @@
 #    per child the clone's seccomp stop and the fork event (2N); exit_group's seccomp
 #    stop and its exit event;
 #  - each child (image 0): its first stop (seized by the fork), then either exit_group
-#    and its exit event (3), or execve's seccomp stop and exec event (3: a successful
-#    execve is resumed past its exit stop);
+#    (at a site of fork_loop's own, which the parent never runs: one in libc that a
+#    child taught the tracer could be written into the parent at its next trap there,
+#    and the later children would inherit it) and its exit event (3), or execve's
+#    seccomp stop and exec event (3: a successful execve is resumed past its exit
+#    stop);
 #  - each getppid_loop (image 1): exit_group's stop and the exit event (2); in the
 #    default mode only the first one: the site of its exit_group (glibc's _Exit) is
 #    patched then, and every later getppid_loop has it written at start, so its
