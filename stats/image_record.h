@@ -37,6 +37,7 @@ struct site_record {
 	unsigned nlibc_entries;
 	const char *libc_function;
 	bool named;             /* object, offset and symbol have been looked up */
+	uint32_t log_site;      /* --log: its row of the log's sites file; 0 until named there */
 };
 
 enum image_end { IMAGE_RUNNING, IMAGE_EXITED, IMAGE_SIGNALED, IMAGE_EXECED };

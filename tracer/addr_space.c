@@ -73,7 +73,7 @@ void as_put(struct addr_space *as)
 	free(as);
 }
 
-const struct site_record *as_site_of_counter(struct addr_space *as, int counter)
+struct site_record *as_site_of_counter(struct addr_space *as, int counter)
 {
 	if (as->counters_mapped != as->next_counter) {
 		free(as->site_of_counter);

@@ -73,7 +73,7 @@ struct site_record *as_site_overlapping(struct addr_space *as, uint64_t lo, uint
 uint64_t as_translate(struct addr_space *as, uint64_t rip);
 
 /* The site whose in-process calls counter counts, or NULL. */
-const struct site_record *as_site_of_counter(struct addr_space *as, int counter);
+struct site_record *as_site_of_counter(struct addr_space *as, int counter);
 
 /* Whether a jmp rel32 at a reaches b (with margin). */
 bool as_within_reach(uint64_t a, uint64_t b);

@@ -12,6 +12,7 @@
 #include "procfs.h"
 #include "region.h"
 #include "shared_region.h"
+#include "string_map.h"
 #include "tsc_clock.h"
 
 #define BUFFERED 32768 /* entries: 1 MiB */
@@ -26,17 +27,10 @@ static struct syscall_log_stats stats;
 static bool write_failed;
 static int write_errno;
 
-/* The sites the entries name: (object, offset) -> the id of their row. */
-struct site_id {
-	const char *object;     /* owned */
-	uint64_t offset;
-	uint32_t id;
-	struct site_id *next;
-};
-
-#define SITE_BUCKETS 4096
-static struct site_id *site_ids[SITE_BUCKETS];
-static uint32_t next_site_id = 1;
+/* The sites the entries name: "offset object" -> the id of their row. Each site
+ * record keeps its id once named (log_site), so that moving a buffer's entries
+ * looks nothing up. */
+static struct string_map site_ids;
 
 static void flush_buffer(void)
 {
@@ -81,42 +75,34 @@ static void put(const struct log_entry *e)
 	stats.entries++;
 }
 
-static uint64_t hash_site(const char *object, uint64_t offset)
-{
-	uint64_t h = 1469598103934665603ULL ^ offset;
-
-	for (; *object; object++)
-		h = (h ^ (unsigned char)*object) * 1099511628211ULL;
-	return h;
-}
-
-static uint32_t site_id(const struct site_record *s)
+static uint32_t site_id(struct site_record *s)
 {
 	const char *object = s->object ? s->object : "";
 	uint64_t offset = s->object ? s->offset : s->addr;
-	struct site_id **b = &site_ids[hash_site(object, offset) % SITE_BUCKETS], *i;
-	char symbol[512];
+	char key[4096 + 32], symbol[512];
+	size_t id;
 
-	for (i = *b; i; i = i->next)
-		if (i->offset == offset && strcmp(i->object, object) == 0)
-			return i->id;
-	if (!(i = malloc(sizeof(*i))) || !(i->object = strdup(object)))
-		abort();
-	i->offset = offset;
-	i->id = next_site_id++;
-	i->next = *b;
-	*b = i;
-	csv_u64(&sites_csv, i->id);
-	csv_str(&sites_csv, object);
-	csv_hex(&sites_csv, offset);
-	if (s->symbol) {
-		snprintf(symbol, sizeof(symbol), "%s+0x%llx", s->symbol, (unsigned long long)s->symbol_offset);
-		csv_str(&sites_csv, symbol);
-	} else
-		csv_empty(&sites_csv);
-	csv_end_row(&sites_csv);
-	stats.sites++;
-	return i->id;
+	if (s->log_site)
+		return s->log_site;
+	snprintf(key, sizeof(key), "%llx %s", (unsigned long long)offset, object);
+	if ((id = string_map_find(&site_ids, key)) == (size_t)-1) {
+		id = site_ids.n + 1;
+		string_map_put(&site_ids, key, id);
+		csv_u64(&sites_csv, id);
+		csv_str(&sites_csv, object);
+		csv_hex(&sites_csv, offset);
+		if (s->symbol) {
+			snprintf(symbol, sizeof(symbol), "%s+0x%llx", s->symbol, (unsigned long long)s->symbol_offset);
+			csv_str(&sites_csv, symbol);
+		} else
+			csv_empty(&sites_csv);
+		csv_end_row(&sites_csv);
+		stats.sites++;
+	}
+	/* an unnamed site's key is its address: named later, it gets its own */
+	if (s->named)
+		s->log_site = (uint32_t)id;
+	return (uint32_t)id;
 }
 
 static const char *const sites_header[] = { "site", "object", "offset", "symbol", NULL };
@@ -157,7 +143,7 @@ bool syscall_log_on(void)
 	return fd >= 0;
 }
 
-static void fill(struct log_entry *e, const struct thread *t, int index, const struct site_record *s)
+static void fill(struct log_entry *e, const struct thread *t, int index, struct site_record *s)
 {
 	*e = (struct log_entry){ .pid = t->img->rec.pid, .tid = t->tid, .syscall = (uint16_t)index,
 				 .flags = t->img->late ? 0 : LOG_EARLY, .check = LOG_ENTRY_CHECK };
@@ -171,7 +157,7 @@ void syscall_log_enter(struct thread *t, int index, uint64_t site)
 
 	/* a call whose result did not come: one a handler interrupted (its restart is
 	 * not a call of its own), or one whose exit stop was not asked for */
-	syscall_log_unfinished(t, false, 0);
+	syscall_log_unfinished(t);
 	syscall_log_drain(t);
 	/* after the drain, which may add sites to the table; the file names sites:
 	 * this image's are looked up at once */
@@ -190,18 +176,13 @@ void syscall_log_result(struct thread *t, int64_t ret)
 		return;
 	t->log_waiting.ret = ret;
 	t->log_waiting.flags |= LOG_HAS_RET;
-	put(&t->log_waiting);
-	t->log_is_waiting = false;
+	syscall_log_unfinished(t);
 }
 
-void syscall_log_unfinished(struct thread *t, bool has_ret, int64_t ret)
+void syscall_log_unfinished(struct thread *t)
 {
 	if (!t->log_is_waiting)
 		return;
-	if (has_ret) {
-		t->log_waiting.ret = ret;
-		t->log_waiting.flags |= LOG_HAS_RET;
-	}
 	put(&t->log_waiting);
 	t->log_is_waiting = false;
 }
@@ -259,7 +240,7 @@ void syscall_log_drain(struct thread *t)
 	end = head - log->tail > REGION_LOG_ENTRIES ? log->tail + REGION_LOG_ENTRIES : head;
 	for (uint64_t seq = log->tail; seq < end; seq++) {
 		const struct region_log_entry *r = &log->entries[seq % REGION_LOG_ENTRIES];
-		const struct site_record *s;
+		struct site_record *s;
 		struct log_entry e;
 
 		if (r->mark != (seq | REGION_LOG_MARK))
@@ -336,14 +317,7 @@ bool syscall_log_close(struct syscall_log_stats *st, char *err, size_t errlen)
 	}
 	close(fd);
 	fd = -1;
-	for (size_t b = 0; b < SITE_BUCKETS; b++)
-		while (site_ids[b]) {
-			struct site_id *next = site_ids[b]->next;
-
-			free((char *)site_ids[b]->object);
-			free(site_ids[b]);
-			site_ids[b] = next;
-		}
+	string_map_free(&site_ids);
 	*st = stats;
 	return ok;
 }

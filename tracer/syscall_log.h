@@ -24,11 +24,12 @@ bool syscall_log_on(void);
 /* t entered a ptraced call, counted at site (an address in its image's table): its
  * entry waits in t for the result. */
 void syscall_log_enter(struct thread *t, int index, uint64_t site);
-/* The waiting call's result; a result that means "restarted" keeps it waiting. */
+/* The waiting call's result: its entry is written (the caller leaves out a result
+ * that means "restarted", which keeps it waiting). */
 void syscall_log_result(struct thread *t, int64_t ret);
-/* t will not return from its waiting call (it ended, or exec replaced it): written
- * without a result, or with ret when has_ret (a successful execve's 0). */
-void syscall_log_unfinished(struct thread *t, bool has_ret, int64_t ret);
+/* t will not return from its waiting call (it ended, or a handler interrupted it):
+ * its entry is written without a result. */
+void syscall_log_unfinished(struct thread *t);
 /* Moves t's in-process entries from its buffer to the file (their early flag as the
  * counts of the same calls are taken: tracer/library.c). */
 void syscall_log_drain(struct thread *t);

@@ -117,7 +117,7 @@ void thread_detach(struct thread *t)
 	struct image *img = t->img;
 
 	if (img) {
-		syscall_log_unfinished(t, false, 0);
+		syscall_log_unfinished(t);
 		library_thread_ends(t);
 	}
 	t->img = NULL;
