@@ -18,6 +18,15 @@ struct libc_entry {
 	uint64_t calls;
 };
 
+/* What became of a site in an image: sites.csv's state column (`patched`,
+ * `pending`, `unpatchable:<reason>`). */
+enum site_state {
+	SITE_PENDING,      /* not decided: it ran only before the library was ready, or its
+	                      patch waits for a later trap */
+	SITE_PATCHED,
+	SITE_UNPATCHABLE,  /* why: site_record.reason */
+};
+
 struct site_record {
 	uint64_t addr;          /* of the syscall instruction */
 	int syscall;            /* counter index, or SITE_SYSCALL_VARIES */
@@ -26,7 +35,8 @@ struct site_record {
 	uint64_t offset;        /* as addr2line -e takes it; the address itself if unknown */
 	const char *symbol;     /* nearest symbol, or NULL */
 	uint64_t symbol_offset;
-	const char *state;      /* "patched", "unpatchable:<reason>", "pending" */
+	enum site_state state;
+	const char *reason;     /* SITE_UNPATCHABLE: a short word ("branch-target") */
 	uint64_t patch_ns;      /* what patching it cost this image; 0 if it did not */
 	uint64_t patched_ns;    /* CLOCK_MONOTONIC when this image patched it; 0 if it did not */
 	/* --libc-calls: the libc entry points its ptraced calls came through, in

@@ -125,7 +125,7 @@ static void write_process_row(struct csv_writer *w, const struct image_record *i
 	csv_u64(w, img->early);
 	csv_u64(w, img->ptraced);
 	csv_u64(w, img->inprocess);
-	csv_u64(w, image_sites_in_state(img, "patched"));
+	csv_u64(w, image_sites_in_state(img, SITE_PATCHED));
 	write_exit(w, img);
 	write_optional(w, img->times_known, img->user_ns);
 	write_optional(w, img->times_known, img->sys_ns);
@@ -137,7 +137,7 @@ static void write_process_row(struct csv_writer *w, const struct image_record *i
 	csv_u64(w, img->started_by_exec);
 	csv_u64(w, img->end == IMAGE_EXITED || img->end == IMAGE_SIGNALED);
 	csv_u64(w, img->nsites);
-	csv_u64(w, image_sites_in_state(img, "unpatchable"));
+	csv_u64(w, image_sites_in_state(img, SITE_UNPATCHABLE));
 	csv_u64(w, img->instrument);
 	csv_u64(w, img->ptrace_stops);
 	csv_u64(w, img->end_ns - img->start_ns);
@@ -190,6 +190,18 @@ static void write_libc_entries(struct csv_writer *w, const struct site_record *s
 	free(list);
 }
 
+static void write_site_state(struct csv_writer *w, const struct site_record *s)
+{
+	char buf[128];
+
+	switch (s->state) {
+	case SITE_PENDING: csv_str(w, "pending"); return;
+	case SITE_PATCHED: csv_str(w, "patched"); return;
+	case SITE_UNPATCHABLE: snprintf(buf, sizeof(buf), "unpatchable:%s", s->reason); break;
+	}
+	csv_str(w, buf);
+}
+
 static void write_site_rows(struct csv_writer *w, const struct image_record *img, const struct totals *t)
 {
 	char buf[512];
@@ -208,7 +220,7 @@ static void write_site_rows(struct csv_writer *w, const struct image_record *img
 			csv_empty(w);
 		}
 		csv_str(w, s->syscall == SITE_SYSCALL_VARIES ? "?" : syscall_index_name(s->syscall, buf, sizeof(buf)));
-		csv_str(w, s->state);
+		write_site_state(w, s);
 		csv_u64(w, s->ptraced);
 		csv_u64(w, s->inprocess);
 		csv_hex(w, s->addr);

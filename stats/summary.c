@@ -18,13 +18,12 @@
 #define COST_FIELDS(X) X(stop_cost_ns) X(inprocess_cost_ns) X(saving_per_call_ns) X(calibration_ns) \
 	X(patch_cost_ns) X(break_even_calls) X(patches_not_amortized)
 
-uint64_t image_sites_in_state(const struct image_record *r, const char *state_prefix)
+uint64_t image_sites_in_state(const struct image_record *r, enum site_state state)
 {
 	uint64_t n = 0;
-	size_t len = strlen(state_prefix);
 
 	for (size_t i = 0; i < r->nsites; i++)
-		n += strncmp(r->sites[i].state, state_prefix, len) == 0;
+		n += r->sites[i].state == state;
 	return n;
 }
 
@@ -42,8 +41,8 @@ void totals_add_image(struct totals *t, const struct image_record *r)
 	t->execs += r->started_by_exec;
 	t->exits += r->end == IMAGE_EXITED || r->end == IMAGE_SIGNALED;
 	t->sites += r->nsites;
-	t->sites_patched += image_sites_in_state(r, "patched");
-	t->sites_unpatchable += image_sites_in_state(r, "unpatchable");
+	t->sites_patched += image_sites_in_state(r, SITE_PATCHED);
+	t->sites_unpatchable += image_sites_in_state(r, SITE_UNPATCHABLE);
 	t->ptrace_stops += r->ptrace_stops;
 	t->ptrace_stops_lifecycle += r->stops_lifecycle;
 	t->patches_written += r->patches_written;

@@ -31,7 +31,7 @@ void totals_add_image(struct totals *t, const struct image_record *r);
 void totals_set_costs(struct totals *t, uint64_t stop_ns, uint64_t inprocess_ns, uint64_t took_ns);
 
 /* Per-image site state counts, shared by the processes row and the totals. */
-uint64_t image_sites_in_state(const struct image_record *r, const char *state_prefix);
+uint64_t image_sites_in_state(const struct image_record *r, enum site_state state);
 
 /* a/total as a percentage in hundredths, and its complement, so that a pair of
  * percentage lines always adds up to exactly 100.00%. */

@@ -36,7 +36,10 @@ struct addr_space *as_fork(const struct addr_space *parent)
 
 		*s = from->sites[i];
 		*p = parent->patches[i];
-		p->cost_ns = 0; /* the child paid nothing for it */
+		if (patch_has_counter(p)) {
+			p->origin = PATCH_INHERITED; /* the child paid nothing for it */
+			p->cost_ns = 0;
+		}
 	}
 	if (parent->nareas) {
 		as->areas = xcalloc(parent->nareas, sizeof(*as->areas));
@@ -79,7 +82,7 @@ struct site_record *as_site_of_counter(struct addr_space *as, int counter)
 		free(as->site_of_counter);
 		as->site_of_counter = xcalloc((size_t)as->next_counter, sizeof(int));
 		for (size_t i = 0; i < as->sites.n; i++)
-			if (as->patches[i].counter >= 0)
+			if (patch_has_counter(&as->patches[i]))
 				as->site_of_counter[as->patches[i].counter] = (int)i;
 		as->counters_mapped = as->next_counter;
 	}
@@ -108,19 +111,27 @@ struct patch *as_patch_of(struct addr_space *as, const struct site_record *s)
 
 struct site_record *as_site(struct addr_space *as, uint64_t addr, struct patch **patch)
 {
-	size_t before = as->sites.n;
 	struct site_record *s = site_table_get(&as->sites, addr);
 
 	*patch = as_patch_of(as, s);
-	if (as->sites.n != before)
-		(*patch)->counter = -1;
 	return s;
 }
 
-/* Patched, with the patch still in memory. */
+enum site_state patch_site_state(const struct patch *p)
+{
+	switch (p->state) {
+	case PATCH_WRITTEN:
+	case PATCH_STALE: return SITE_PATCHED;
+	case PATCH_REFUSED: return SITE_UNPATCHABLE;
+	case PATCH_UNPLANNED:
+	case PATCH_PLANNED: break;
+	}
+	return SITE_PENDING;
+}
+
 static bool is_patched(const struct addr_space *as, size_t i)
 {
-	return as->patches[i].counter >= 0 && !as->patches[i].stale;
+	return as->patches[i].state == PATCH_WRITTEN;
 }
 
 struct patch *as_patch_of_stub(struct addr_space *as, uint64_t addr)
@@ -131,7 +142,7 @@ struct patch *as_patch_of_stub(struct addr_space *as, uint64_t addr)
 		for (size_t i = 0; i < as->sites.n; i++) {
 			struct patch *p = &as->patches[i];
 
-			if (p->counter >= 0 && addr >= p->stub.addr && addr < p->stub.addr + p->stub.len)
+			if (patch_has_counter(p) && addr >= p->stub.addr && addr < p->stub.addr + p->stub.len)
 				return p;
 		}
 	}

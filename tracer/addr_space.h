@@ -12,17 +12,45 @@
 #include "site_table.h"
 #include "stub.h"
 
-/* How a site was patched; parallel to the address space's site records. */
-struct patch {
-	struct patch_plan plan;
-	struct stub_layout stub;
-	int counter;               /* index of its counter in the slot; -1 until patched */
-	uint64_t cost_ns;          /* what writing it cost this memory (0: inherited) */
-	uint64_t patched_ns;       /* when it was written (CLOCK_MONOTONIC) */
-	bool known;                /* written in a batch, known from another process */
-	bool planned;              /* plan holds the decision (the site may still wait) */
-	bool stale;                /* its bytes were replaced since (dlclose, a rewrite) */
+/* Where a site of one memory stands. sites.csv's state follows from it
+ * (patch_site_state): written or stale is `patched`, refused `unpatchable`, the
+ * rest `pending`. */
+enum patch_state {
+	PATCH_UNPLANNED,  /* seen, not looked at (a trap before the library was ready) */
+	PATCH_PLANNED,    /* plan says how; not written yet: it waits for a trap or a batch */
+	PATCH_WRITTEN,    /* its stub and jump are in memory, its counter taken */
+	PATCH_STALE,      /* written, and its bytes replaced since (dlclose, a rewrite, the
+	                     patches withdrawn): the stub stays, a thread may still run it */
+	PATCH_REFUSED,    /* it cannot be patched: reason */
 };
+
+/* How a written patch came to be in this memory (what it cost it). */
+enum patch_origin {
+	PATCH_AT_TRAP,    /* written at a trap of the site, alone */
+	PATCH_IN_BATCH,   /* written with others known from earlier processes */
+	PATCH_INHERITED,  /* came with a fork's copy of the memory: cost nothing */
+};
+
+/* A site's patch; parallel to the address space's site records. */
+struct patch {
+	enum patch_state state;
+	const char *reason;        /* PATCH_REFUSED: a short word ("branch-target") */
+	enum patch_origin origin;  /* written or stale */
+	struct patch_plan plan;    /* planned, written or stale */
+	struct stub_layout stub;   /* written or stale */
+	int counter;               /* written or stale: its counter's index in the slot */
+	uint64_t cost_ns;          /* what writing it cost this memory */
+	uint64_t patched_ns;       /* when it was written (CLOCK_MONOTONIC) */
+};
+
+/* Written or stale: a stub with a counter exists (in-process calls were counted). */
+static inline bool patch_has_counter(const struct patch *p)
+{
+	return p->state == PATCH_WRITTEN || p->state == PATCH_STALE;
+}
+
+/* sites.csv's state of a site whose patch is p. */
+enum site_state patch_site_state(const struct patch *p);
 
 /* How far a stub may lie from the code that jumps to it (a jmp rel32 reaches
  * +-2 GiB from the next instruction; this keeps well inside). */
@@ -36,7 +64,8 @@ struct stub_area {
 struct addr_space {
 	int refs;
 	int mem_fd;                /* /proc/<pid>/mem, for writing code; -1 until needed */
-	struct site_table sites;   /* every site seen: name, syscall, state (NULL: pending) */
+	struct site_table sites;   /* every site seen: name and syscall (its state is
+	                              its patch's, not the record's) */
 	struct patch *patches;     /* patches[i] belongs to sites.sites[i] */
 	size_t cap_patches;
 	struct stub_area *areas;

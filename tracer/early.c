@@ -123,7 +123,7 @@ static uint64_t loader_syscall(struct thread *t)
 		uint8_t bytes[2];
 		struct iovec local = { bytes, 2 }, remote = { (void *)at, 2 };
 
-		if (!as->patches[i].planned || as->sites.sites[i].state || at < as->loader_start || at >= as->loader_end)
+		if (as->patches[i].state != PATCH_PLANNED || at < as->loader_start || at >= as->loader_end)
 			continue;
 		if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) == 2 && bytes[0] == 0x0f && bytes[1] == 0x05)
 			return at;

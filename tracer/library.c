@@ -26,11 +26,11 @@ static const char *const status_names[LIBRARY_STATUS_COUNT] = {
 	[LIBRARY_GATE_TAKEN] = "gate-address-taken",
 	[LIBRARY_REGION_FULL] = "region-full",
 };
-static const char *const site_states[LIBRARY_STATUS_COUNT] = {
-	[LIBRARY_READY] = "pending",
-	[LIBRARY_REGION_UNREACHABLE] = "unpatchable:library-region-unreachable",
-	[LIBRARY_GATE_TAKEN] = "unpatchable:library-gate-address-taken",
-	[LIBRARY_REGION_FULL] = "unpatchable:library-region-full",
+/* Why the sites of an image whose library did not come up are not patched. */
+static const char *const site_reasons[LIBRARY_STATUS_COUNT] = {
+	[LIBRARY_REGION_UNREACHABLE] = "library-region-unreachable",
+	[LIBRARY_GATE_TAKEN] = "library-gate-address-taken",
+	[LIBRARY_REGION_FULL] = "library-region-full",
 };
 
 static char *find_library(void)
@@ -420,7 +420,6 @@ static void take_site(struct image *img, const struct site_record *from, uint64_
 	}
 	/* a branch to a patched syscall can bring another number than the stub's */
 	site_note_syscall(s, from->syscall);
-	s->state = from->state;
 	s->inprocess += calls;
 	img->rec.inprocess += calls;
 	if (index >= 0)
@@ -450,11 +449,10 @@ static void take_counts(struct thread *t, bool again)
 	uint64_t before = img->rec.inprocess;
 
 	for (size_t i = 0; i < as->sites.n; i++) {
-		int counter = as->patches[i].counter;
+		const struct patch *p = &as->patches[i];
 
-		if (counter >= 0 && slot->site_calls[counter])
-			take_site(img, &as->sites.sites[i], slot->site_calls[counter],
-				  as->sites.sites[i].syscall);
+		if (patch_has_counter(p) && slot->site_calls[p->counter])
+			take_site(img, &as->sites.sites[i], slot->site_calls[p->counter], as->sites.sites[i].syscall);
 	}
 	for (int nr = 0; nr < REGION_NRS; nr++)
 		img->rec.calls[syscall_index(ABI_X86_64, nr)] += slot->nr_calls[nr];
@@ -493,6 +491,20 @@ void library_set_saving(uint64_t ns)
 	saving_ns = ns;
 }
 
+/* Why the sites of img that its memory never decided cannot be patched; NULL when
+ * they could still be (pending). */
+static const char *undecided_reason(const struct image *img)
+{
+	if (mode == PATCH_OFF)
+		return "patching-off";
+	if (img->ready)
+		return NULL;
+	for (int i = 0; i < LIBRARY_STATUS_COUNT; i++)
+		if (img->rec.library == status_names[i])
+			return site_reasons[i];
+	return "library-absent";
+}
+
 /* The patches the image wrote, and whether each paid for itself in it. */
 static void account_patches(struct image *img, const struct addr_space *as)
 {
@@ -500,10 +512,10 @@ static void account_patches(struct image *img, const struct addr_space *as)
 		const struct patch *p = &as->patches[i];
 		struct site_record *s = site_table_find(&img->sites, as->sites.sites[i].addr);
 
-		if (p->counter < 0 || !p->cost_ns)
+		if (!patch_has_counter(p) || p->origin == PATCH_INHERITED)
 			continue;
 		img->rec.patches_written++;
-		img->rec.patches_known += p->known;
+		img->rec.patches_known += p->origin == PATCH_IN_BATCH;
 		img->rec.patch_ns += p->cost_ns;
 		if (s) {
 			s->patch_ns = p->cost_ns;
@@ -514,7 +526,7 @@ static void account_patches(struct image *img, const struct addr_space *as)
 	}
 }
 
-void library_image_ends(struct image *img)
+void library_image_complete(struct image *img)
 {
 	struct addr_space *as = img->as;
 
@@ -524,25 +536,17 @@ void library_image_ends(struct image *img)
 	/* the state of every site the image trapped at */
 	for (size_t i = 0; i < img->sites.n; i++) {
 		struct site_record *s = &img->sites.sites[i];
-		const struct site_record *decided = as ? site_table_find(&as->sites, s->addr) : NULL;
+		const struct site_record *in_as = as ? site_table_find(&as->sites, s->addr) : NULL;
+		const struct patch *p = in_as ? &as->patches[in_as - as->sites.sites] : NULL;
 
 		/* an image whose library never came up: only what was patched at exec
 		 * (tracer/early.c) says otherwise than why */
-		if (decided && (img->late || (decided->state && strcmp(decided->state, "patched") == 0)))
-			s->state = decided->state ? decided->state : "pending";
-		else if (!s->state)
-			s->state = library_site_state(img);
+		if (p && (img->late || patch_has_counter(p))) {
+			s->state = patch_site_state(p);
+			s->reason = p->reason;
+		} else {
+			s->reason = undecided_reason(img);
+			s->state = s->reason ? SITE_UNPATCHABLE : SITE_PENDING;
+		}
 	}
-}
-
-const char *library_site_state(const struct image *img)
-{
-	if (mode == PATCH_OFF)
-		return "unpatchable:patching-off";
-	if (img->ready)
-		return "pending";
-	for (int i = 0; i < LIBRARY_STATUS_COUNT; i++)
-		if (img->rec.library == status_names[i])
-			return site_states[i];
-	return "unpatchable:library-absent";
 }

@@ -37,10 +37,10 @@ void library_on_arch_prctl(struct thread *t, uint64_t code);
 /* When a thread leaves its image (death, exec): its in-process counts go from its
  * slot into the image's record, and the slot is freed. */
 void library_thread_ends(struct thread *t);
-/* Names the state of each site the image trapped at, as it ends. */
-void library_image_ends(struct image *img);
-/* The state sites.csv gives a site of img that the address space never decided. */
-const char *library_site_state(const struct image *img);
+/* Once the image has ended and its threads' counts are in (it is about to be
+ * written): the patches it wrote, whether each paid for itself, and the state of
+ * each of its sites. */
+void library_image_complete(struct image *img);
 /* What a call saves in-process over a stop (measured at the start of the run), to
  * tell which patches paid for themselves. */
 void library_set_saving(uint64_t ns);

@@ -28,7 +28,7 @@ struct object {
 	enum { SCAN_NOT_YET, SCAN_DONE, SCAN_FAILED } scanned;
 	struct patch_plan *known;  /* sites patched in some process, in ELF addresses */
 	size_t nknown, cap_known;
-	struct refusal { uint64_t vaddr; const char *state; } *refused; /* and those refused */
+	struct refusal { uint64_t vaddr; const char *reason; } *refused; /* and those refused */
 	size_t nrefused, cap_refused;
 	bool swept_for_prepatch;
 	/* --libc-calls: the functions it exports, read when first asked; and per site
@@ -223,12 +223,12 @@ void objects_learn(const struct code_object *code, const struct patch_plan *plan
 	shift_plan(k, -code->bias);
 }
 
-void objects_learn_refusal(const struct code_object *code, uint64_t addr, const char *state)
+void objects_learn_refusal(const struct code_object *code, uint64_t addr, const char *reason)
 {
 	struct object *o = code->object;
 
 	o->refused = grow_array(o->refused, &o->cap_refused, o->nrefused, sizeof(*o->refused));
-	o->refused[o->nrefused++] = (struct refusal){ addr - code->bias, state };
+	o->refused[o->nrefused++] = (struct refusal){ addr - code->bias, reason };
 }
 
 const char *objects_refusal(const struct code_object *code, uint64_t addr)
@@ -237,7 +237,7 @@ const char *objects_refusal(const struct code_object *code, uint64_t addr)
 
 	for (size_t i = 0; i < o->nrefused; i++)
 		if (o->refused[i].vaddr == addr - code->bias)
-			return o->refused[i].state;
+			return o->refused[i].reason;
 	return NULL;
 }
 

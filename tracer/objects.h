@@ -33,10 +33,9 @@ const char *objects_code_of(pid_t tid, struct site_record *s, struct code_object
 /* Keeps, for the rest of the run, that the object's site can be patched as plan
  * says (plan in runtime addresses of the process code describes). */
 void objects_learn(const struct code_object *code, const struct patch_plan *plan);
-/* Keeps that the object's site at addr cannot be patched, for its state (an
- * unpatchable:<reason> that holds in every process: the code's, not this memory's);
- * and finds it again. */
-void objects_learn_refusal(const struct code_object *code, uint64_t addr, const char *state);
+/* Keeps that the object's site at addr cannot be patched, and why (a reason that
+ * holds in every process: the code's, not this memory's); and finds it again. */
+void objects_learn_refusal(const struct code_object *code, uint64_t addr, const char *reason);
 const char *objects_refusal(const struct code_object *code, uint64_t addr);
 /* Calls fn for every site learned in any object mapped executable in tid's memory,
  * with the site named and the plan in tid's addresses; false if tid is gone. */

@@ -47,7 +47,7 @@ static const char *const slow_names[] = {
 };
 #define NSLOW (sizeof(slow_names) / sizeof(slow_names[0]))
 static int slow_nrs[NSLOW];
-static const char *slow_states[NSLOW];
+static const char *slow_reasons[NSLOW];
 
 /* Statuses of threads stopped for a patch, for the event loop. */
 static struct held { pid_t tid; int status; } *held;
@@ -55,14 +55,14 @@ static size_t nheld, cap_held, next_held;
 
 void patching_setup(enum patch_mode m, bool ahead)
 {
-	char state[64];
+	char reason[64];
 
 	mode = m;
 	prepatch = ahead;
 	for (size_t i = 0; i < NSLOW; i++) {
 		slow_nrs[i] = syscall_index_of(ABI_X86_64, slow_names[i]);
-		snprintf(state, sizeof(state), "unpatchable:syscall-%s", slow_names[i]);
-		slow_states[i] = intern(state);
+		snprintf(reason, sizeof(reason), "syscall-%s", slow_names[i]);
+		slow_reasons[i] = intern(reason);
 	}
 }
 
@@ -97,12 +97,11 @@ bool patching_take_held(pid_t *tid, int *status)
 	return true;
 }
 
-static const char *unpatchable(const char *reason)
+/* The site's decision: refused for reason, or planned (reason NULL). */
+static void decide(struct patch *p, const char *reason)
 {
-	char state[96];
-
-	snprintf(state, sizeof(state), "unpatchable:%s", reason);
-	return intern(state);
+	p->state = reason ? PATCH_REFUSED : PATCH_PLANNED;
+	p->reason = reason;
 }
 
 /* Plans the site at addr in code (tid's memory); NULL, or why it cannot be patched. */
@@ -124,38 +123,36 @@ static const char *plan_in(pid_t tid, const struct code_object *code, uint64_t a
 	return NULL;
 }
 
-/* The state of a site whose fixed number must stop in the tracer, else NULL. */
-static const char *slow_state(int nr)
+/* Why a site whose fixed number must stop in the tracer is not patched, else NULL. */
+static const char *slow_reason(int nr)
 {
 	for (size_t i = 0; nr >= 0 && i < NSLOW; i++)
 		if (slow_nrs[i] == syscall_index(ABI_X86_64, nr))
-			return slow_states[i];
+			return slow_reasons[i];
 	return NULL;
 }
 
-/* Decides how the site could be patched; NULL, or the site's unpatchable state. */
+/* Decides how the site could be patched; NULL, or why it cannot be. */
 static const char *plan_site(struct thread *t, struct addr_space *as, struct site_record *s, struct patch *p, long nr)
 {
 	struct code_object code;
 	const char *reason = objects_code_of(t->tid, s, &code);
 
 	if (reason)
-		return unpatchable(reason);
+		return reason;
 	/* refused in an earlier process: the same code, the same answer */
 	if ((reason = objects_refusal(&code, s->addr)))
 		return reason;
-	if ((reason = plan_in(t->tid, &code, s->addr, &p->plan)) || (reason = slow_state(p->plan.nr))) {
-		const char *state = strncmp(reason, "unpatchable:", 12) == 0 ? reason : unpatchable(reason);
-
+	if ((reason = plan_in(t->tid, &code, s->addr, &p->plan)) || (reason = slow_reason(p->plan.nr))) {
 		/* (a process gone mid-read says nothing of the code) */
 		if (strcmp(reason, "unreadable-code") != 0)
-			objects_learn_refusal(&code, s->addr, state);
-		return state;
+			objects_learn_refusal(&code, s->addr, reason);
+		return reason;
 	}
 	if (as_site_overlapping(as, p->plan.start, p->plan.end))
-		return unpatchable("overlaps-patch");
+		return "overlaps-patch";
 	if (p->plan.nr >= 0 && p->plan.nr != nr)
-		return unpatchable("number-mismatch");
+		return "number-mismatch";
 	s->syscall = p->plan.nr >= 0 ? syscall_index(ABI_X86_64, p->plan.nr) : SITE_SYSCALL_VARIES;
 	objects_learn(&code, &p->plan);
 	return NULL;
@@ -166,7 +163,7 @@ static void learn_ahead(void *arg, const struct code_object *code, uint64_t addr
 {
 	struct patch_plan plan;
 
-	if (!plan_in(*(pid_t *)arg, code, addr, &plan) && !slow_state(plan.nr))
+	if (!plan_in(*(pid_t *)arg, code, addr, &plan) && !slow_reason(plan.nr))
 		objects_learn(code, &plan);
 }
 
@@ -400,7 +397,7 @@ static bool write_patch(struct thread *t, struct addr_space *as, struct patch *p
 
 /* Maps stub memory near the site by making t call mmap; t then makes its own call
  * again. False when t is gone. */
-static bool map_area(struct thread *t, struct addr_space *as, struct site_record *s, const struct patch *p)
+static bool map_area(struct thread *t, struct addr_space *as, struct patch *p)
 {
 	uint64_t at, got = 0;
 	bool back = true;
@@ -410,13 +407,13 @@ static bool map_area(struct thread *t, struct addr_space *as, struct site_record
 	if (got == at && got)
 		as_add_area(as, at, PATCH_AREA_SIZE);
 	else
-		s->state = unpatchable("no-room-for-stub");
+		decide(p, "no-room-for-stub");
 	return back;
 }
 
-/* Builds p's stub for room at and the jump to it; false with the site's state set
- * when it cannot be (a counter is taken only once the patch is written). */
-static bool build_patch(struct addr_space *as, struct site_record *s, struct patch *p, uint64_t at,
+/* Builds p's stub for room at and the jump to it; false with p refused when it
+ * cannot be (a counter is taken only once the patch is written). */
+static bool build_patch(struct addr_space *as, struct patch *p, uint64_t at,
 			uint8_t *stub, size_t *len, uint8_t *jump)
 {
 	const struct stub_config cfg = {
@@ -430,12 +427,12 @@ static bool build_patch(struct addr_space *as, struct site_record *s, struct pat
 	};
 
 	if (as->next_counter >= REGION_SLOT_SITES) {
-		s->state = unpatchable("counters-full");
+		decide(p, "counters-full");
 		return false;
 	}
 	*len = stub_build(&p->plan, &cfg, at, stub, STUB_MAX_LEN, &p->stub);
 	if (!*len || !patch_bytes(&p->plan, at, jump)) {
-		s->state = unpatchable("stub-out-of-reach");
+		decide(p, "stub-out-of-reach");
 		return false;
 	}
 	return true;
@@ -449,18 +446,18 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
 }
 
-static void mark_patched(struct addr_space *as, struct site_record *s, struct patch *p, size_t len, uint64_t cost_ns)
+static void mark_patched(struct addr_space *as, struct patch *p, size_t len, enum patch_origin origin, uint64_t cost_ns)
 {
 	as_stub_taken(as, p->stub.addr, len);
+	p->state = PATCH_WRITTEN;
+	p->origin = origin;
 	p->counter = as->next_counter++;
 	p->cost_ns = cost_ns;
 	p->patched_ns = now_ns();
 	as->npatched++;
-	s->state = "patched";
 }
 
-static enum patch_result apply(struct thread *t, struct addr_space *as, struct site_record *s, struct patch *p,
-			       long nr, uint64_t began)
+static enum patch_result apply(struct thread *t, struct addr_space *as, struct patch *p, long nr, uint64_t began)
 {
 	uint8_t stub[STUB_MAX_LEN], jump[PATCH_MAX_COVER];
 	uint64_t at = as_stub_room(as, p->plan.start, p->plan.end, STUB_MAX_LEN);
@@ -470,16 +467,16 @@ static enum patch_result apply(struct thread *t, struct addr_space *as, struct s
 	if (mode == PATCH_SINGLE && !patching_alone(t))
 		return PATCH_RESUME;
 	if (!at) {
-		if (!map_area(t, as, s, p))
+		if (!map_area(t, as, p))
 			return PATCH_HELD;
-		restart_expect_reissue(t, s->addr, nr);
+		restart_expect_reissue(t, p->plan.site, nr);
 		return PATCH_REISSUE;
 	}
-	if (!build_patch(as, s, p, at, stub, &len, jump))
+	if (!build_patch(as, p, at, stub, &len, jump))
 		return PATCH_RESUME;
 	if (!write_patch(t, as, p, stub, len, jump))
 		return PATCH_RESUME; /* pending: a later trap tries again */
-	mark_patched(as, s, p, len, now_ns() - began);
+	mark_patched(as, p, len, PATCH_AT_TRAP, now_ns() - began);
 	return PATCH_RESUME;
 }
 
@@ -495,7 +492,7 @@ static void add_known(void *arg, const struct site_record *named, const struct p
 	struct patch *p;
 	struct site_record *s = as_site(arg, named->addr, &p);
 
-	if (s->state || p->planned)
+	if (p->state != PATCH_UNPLANNED)
 		return;
 	s->object = named->object;
 	s->offset = named->offset;
@@ -504,7 +501,7 @@ static void add_known(void *arg, const struct site_record *named, const struct p
 	s->named = true;
 	s->syscall = plan->nr >= 0 ? syscall_index(ABI_X86_64, plan->nr) : SITE_SYSCALL_VARIES;
 	p->plan = *plan;
-	p->planned = true;
+	p->state = PATCH_PLANNED;
 }
 
 /* The range of the sites planned and not written that lie out of reach of room
@@ -516,7 +513,7 @@ static struct far_range far_sites(const struct addr_space *as, uint64_t room)
 	for (size_t i = 0; i < as->sites.n; i++) {
 		const struct patch_plan *plan = &as->patches[i].plan;
 
-		if (!as->patches[i].planned || as->sites.sites[i].state
+		if (as->patches[i].state != PATCH_PLANNED
 		    || (as_within_reach(room, plan->start) && as_within_reach(room, plan->end)))
 			continue;
 		if (!far.hi) {
@@ -608,7 +605,7 @@ static size_t keep_unchanged(pid_t pid, struct patch **list, size_t n, uint8_t (
 		if (memcmp(now[i], plan->original, plan->end - plan->start) == 0)
 			list[kept++] = list[i];
 		else
-			list[i]->planned = false;
+			list[i]->state = PATCH_UNPLANNED;
 	}
 	return kept;
 }
@@ -629,13 +626,12 @@ void patching_apply_planned(struct thread *t, struct addr_space *as, uint64_t av
 	if (!list || !now)
 		abort();
 	for (size_t i = 0; i < as->sites.n; i++)
-		if (as->patches[i].planned && !as->sites.sites[i].state)
+		if (as->patches[i].state == PATCH_PLANNED)
 			list[n++] = &as->patches[i];
 	qsort(list, n, sizeof(*list), by_start);
 	n = keep_unchanged(t->tid, list, n, now);
 	for (size_t i = 0; i < n; i++) {
 		struct patch *p = list[i];
-		struct site_record *s = &as->sites.sites[p - as->patches];
 		uint8_t stub[STUB_MAX_LEN], jump[PATCH_MAX_COVER];
 		uint64_t at = as_stub_room(as, p->plan.start, p->plan.end, STUB_MAX_LEN);
 		size_t len;
@@ -643,23 +639,21 @@ void patching_apply_planned(struct thread *t, struct addr_space *as, uint64_t av
 		/* sorted: a site of the batch can only overlap the one before it */
 		if (!at || p->plan.start < last_end || (avoid > p->plan.start && avoid < p->plan.end)
 		    || (had_patches && as_site_overlapping(as, p->plan.start, p->plan.end))
-		    || !build_patch(as, s, p, at, stub, &len, jump)) {
-			s->state = NULL;
+		    || !build_patch(as, p, at, stub, &len, jump)) {
+			decide(p, NULL); /* it waits for its trap */
 			continue;
 		}
 		last_end = p->plan.end;
 		run_add(as, t->tid, &stubs, at, stub, len, 16);
 		run_add(as, t->tid, &jumps, p->plan.start, jump, p->plan.end - p->plan.start, 0);
-		mark_patched(as, s, p, len, 0);
+		mark_patched(as, p, len, PATCH_IN_BATCH, 0);
 		list[done++] = p;
 	}
 	run_flush(as, t->tid, &stubs);
 	run_flush(as, t->tid, &jumps);
 	cost = done ? (now_ns() - began) / done : 0;
-	for (size_t i = 0; i < done; i++) {
-		list[i]->cost_ns = cost ? cost : 1;
-		list[i]->known = true;
-	}
+	for (size_t i = 0; i < done; i++)
+		list[i]->cost_ns = cost;
 	free(list);
 	free(now);
 }
@@ -692,10 +686,8 @@ static void learn_early(struct thread *t, struct addr_space *as, uint64_t site, 
 	struct patch *p;
 	struct site_record *s = as_site(as, site, &p);
 
-	if (s->state || p->planned)
-		return;
-	p->planned = true;
-	s->state = plan_site(t, as, s, p, nr);
+	if (p->state == PATCH_UNPLANNED)
+		decide(p, plan_site(t, as, s, p, nr));
 }
 
 /* At the first trap in an object (loaded by dlopen, or whose sites other processes
@@ -750,28 +742,22 @@ enum patch_result patching_on_call(struct thread *t, uint64_t site, bool at_stub
 		return PATCH_RESUME;
 	}
 	s = as_site(as, site, &p);
-	if (s->state) {
-		/* a trap at a patched site: a thread that was already past the jump, or
-		 * the code was replaced (dlclose, a rewrite), when the jump is gone */
-		if (p->counter >= 0 && p->plan.shape == PATCH_AFTER && !at_stub)
-			p->stale = true;
+	/* a trap at a patched site: a thread that was already past the jump, or the
+	 * code was replaced (dlclose, a rewrite), when the jump is gone */
+	if (p->state == PATCH_WRITTEN && p->plan.shape == PATCH_AFTER && !at_stub)
+		p->state = PATCH_STALE;
+	if (p->state != PATCH_UNPLANNED && p->state != PATCH_PLANNED)
 		return PATCH_RESUME;
-	}
 	began = now_ns();
-	if (!p->planned) {
-		const char *state = plan_site(t, as, s, p, nr);
-
-		p->planned = true;
-		if (state) {
-			s->state = state;
-			return PATCH_RESUME;
-		}
-		result = apply(t, as, s, p, nr, began);
-		if (result == PATCH_RESUME && s->state)
-			apply_known_at(t, as, site);
-		return result;
-	}
-	return apply(t, as, s, p, nr, began);
+	if (p->state == PATCH_PLANNED)
+		return apply(t, as, p, nr, began);
+	decide(p, plan_site(t, as, s, p, nr));
+	if (p->state == PATCH_REFUSED)
+		return PATCH_RESUME;
+	result = apply(t, as, p, nr, began);
+	if (result == PATCH_RESUME && p->state != PATCH_PLANNED)
+		apply_known_at(t, as, site);
+	return result;
 }
 
 uint64_t patching_site_of(struct thread *t, uint64_t site)
@@ -796,7 +782,7 @@ void patching_on_sigreturn(struct thread *t, uint64_t stack_pointer)
 	for (size_t i = 0; to == rip && i < as->sites.n; i++) {
 		const struct patch *p = &as->patches[i];
 
-		if (p->counter >= 0 && !p->stale && p->plan.shape == PATCH_AFTER && p->plan.start == rip)
+		if (p->state == PATCH_WRITTEN && p->plan.shape == PATCH_AFTER && p->plan.start == rip)
 			to = p->stub.slow;
 	}
 	if (to && to != rip) {
@@ -819,12 +805,12 @@ void patching_undo_all(struct thread *t, struct addr_space *as)
 	for (size_t i = 0; i < as->sites.n; i++) {
 		struct patch *p = &as->patches[i];
 
-		if (p->counter >= 0 && !p->stale)
+		if (p->state == PATCH_WRITTEN)
 			as_write(as, t->tid, p->plan.start, p->plan.original, p->plan.end - p->plan.start);
-		if (p->counter >= 0)
-			p->stale = true;
-		if (!as->sites.sites[i].state || p->counter < 0)
-			as->sites.sites[i].state = unpatchable("patches-withdrawn");
+		if (patch_has_counter(p))
+			p->state = PATCH_STALE;
+		else
+			decide(p, "patches-withdrawn");
 	}
 	free(sh.list);
 	free(stopped);
@@ -839,8 +825,8 @@ void patching_on_munmap(struct thread *t, uint64_t addr, uint64_t len)
 	for (size_t i = 0; i < as->sites.n; i++) {
 		struct patch *p = &as->patches[i];
 
-		if (p->counter >= 0 && p->plan.start < addr + len && addr < p->plan.end)
-			p->stale = true;
+		if (p->state == PATCH_WRITTEN && p->plan.start < addr + len && addr < p->plan.end)
+			p->state = PATCH_STALE;
 	}
 }
 

@@ -84,6 +84,7 @@ static void image_write(struct image *img)
 		for (size_t i = 0; i < img->sites.n; i++)
 			if (!img->sites.sites[i].named)
 				img->sites.sites[i].offset = img->sites.sites[i].addr;
+	library_image_complete(img);
 	libc_calls_complete(img);
 	img->rec.sites = img->sites.sites;
 	img->rec.nsites = img->sites.n;
@@ -172,7 +173,6 @@ void image_end(struct image *img, enum image_end end, int code)
 	if (img->ended)
 		return;
 	img->ended = true;
-	library_image_ends(img);
 	img->rec.end = end;
 	img->rec.end_code = code;
 	if (!img->rec.end_ns)

@@ -38,7 +38,7 @@ START_TEST(totals_sum_rows)
 {
 	struct totals t = { 0 };
 	struct site_record sites[3] = {
-		{ .state = "patched" }, { .state = "unpatchable:patching-off" }, { .state = "pending" },
+		{ .state = SITE_PATCHED }, { .state = SITE_UNPATCHABLE, .reason = "patching-off" }, { .state = SITE_PENDING },
 	};
 	struct image_record a = { .ptraced = 10, .inprocess = 5, .early = 7, .forks = 2, .threads = 3,
 				  .started_by_exec = true, .end = IMAGE_EXITED, .sites = sites, .nsites = 3,
