@@ -66,6 +66,8 @@ void site_note_syscall(struct site_record *s, int idx)
 
 void site_table_free(struct site_table *t)
 {
+	for (size_t i = 0; i < t->n; i++)
+		free(t->sites[i].libc_entries);
 	free(t->sites);
 	free(t->slots);
 	memset(t, 0, sizeof(*t));

@@ -117,6 +117,12 @@ struct site_record *as_site(struct addr_space *as, uint64_t addr, struct patch *
 	return s;
 }
 
+void patch_decide(struct patch *p, const char *reason)
+{
+	p->state = reason ? PATCH_REFUSED : PATCH_PLANNED;
+	p->reason = reason;
+}
+
 enum site_state patch_site_state(const struct patch *p)
 {
 	switch (p->state) {
@@ -147,6 +153,13 @@ struct patch *as_patch_of_stub(struct addr_space *as, uint64_t addr)
 		}
 	}
 	return NULL;
+}
+
+uint64_t as_site_of(struct addr_space *as, uint64_t addr)
+{
+	const struct patch *p = as_patch_of_stub(as, addr);
+
+	return p && p->stub.slow == addr ? p->plan.site : addr;
 }
 
 struct site_record *as_site_overlapping(struct addr_space *as, uint64_t lo, uint64_t hi)

@@ -49,8 +49,13 @@ static inline bool patch_has_counter(const struct patch *p)
 	return p->state == PATCH_WRITTEN || p->state == PATCH_STALE;
 }
 
+/* Decides p: refused for reason, or planned (reason NULL). */
+void patch_decide(struct patch *p, const char *reason);
 /* sites.csv's state of a site whose patch is p. */
 enum site_state patch_site_state(const struct patch *p);
+
+/* Stub memory is mapped this much at a time, near the code it serves. */
+#define PATCH_AREA_SIZE (64 * 1024)
 
 /* How far a stub may lie from the code that jumps to it (a jmp rel32 reaches
  * +-2 GiB from the next instruction; this keeps well inside). */
@@ -91,6 +96,9 @@ void as_put(struct addr_space *as);
 /* The site's record, added (pending) if new, and its patch. */
 struct site_record *as_site(struct addr_space *as, uint64_t addr, struct patch **patch);
 struct patch *as_patch_of(struct addr_space *as, const struct site_record *s);
+/* The site a trap at addr stands for: the original site when addr is a stub's own
+ * syscall (a call that must stop, or a restart), else addr itself. */
+uint64_t as_site_of(struct addr_space *as, uint64_t addr);
 /* The patch whose stub holds addr, or NULL (a stale one's too: a thread may still
  * be running its stub). Only addresses in a stub area are looked at. */
 struct patch *as_patch_of_stub(struct addr_space *as, uint64_t addr);

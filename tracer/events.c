@@ -14,13 +14,16 @@
 #include <unistd.h>
 
 #include "children.h"
+#include "counting.h"
 #include "early.h"
+#include "held_statuses.h"
 #include "libc_calls.h"
 #include "library.h"
 #include "patching.h"
 #include "placement.h"
 #include "procfs.h"
 #include "restarts.h"
+#include "signal_fixups.h"
 #include "signals.h"
 #include "stops.h"
 #include "syscall_log.h"
@@ -66,33 +69,6 @@ static void learn_numbers(void)
 	nr_rt_sigreturn = syscall_index_of(ABI_X86_64, "rt_sigreturn");
 	nr_munmap = syscall_index_of(ABI_X86_64, "munmap");
 	nr_arch_prctl = syscall_index_of(ABI_X86_64, "arch_prctl");
-}
-
-static void count_result(struct image_record *r, int idx, int64_t ret)
-{
-	if (!r->results_seen) {
-		r->results_seen = calloc(SYSCALL_INDEX_COUNT, sizeof(uint64_t));
-		r->errors = calloc(SYSCALL_INDEX_COUNT, sizeof(uint64_t));
-		if (!r->results_seen || !r->errors)
-			abort();
-	}
-	r->results_seen[idx]++;
-	r->errors[idx] += ret < 0 && ret >= -4095;
-}
-
-/* Counts one ptraced call at a site of an image whose library is not ready. */
-static struct site_record *count_call(struct image *img, int idx, uint64_t site_addr)
-{
-	struct site_record *s = site_table_get(&img->sites, site_addr);
-
-	if (s->syscall == SITE_SYSCALL_UNSET && !s->named)
-		img->unnamed_sites++;
-	site_note_syscall(s, idx);
-	s->ptraced++;
-	img->rec.calls[idx]++;
-	img->rec.ptraced++;
-	img->rec.early += !img->late;
-	return s;
 }
 
 static uint64_t read_clone3_flags(pid_t tid, uint64_t args_addr)
@@ -194,7 +170,7 @@ static void on_seccomp(struct thread *t)
 	}
 	idx = call_index(&info, &abi);
 	/* a call at a stub's own syscall belongs to the site the stub stands for */
-	site = patching_site_of(t, info.instruction_pointer - 2);
+	site = as_site_of(img->as, info.instruction_pointer - 2);
 	if (library_is_control((long)info.seccomp.nr, info.seccomp.args)) {
 		count_stop(img, STOP_OTHER); /* before READY is answered: early */
 		library_on_control(t, site, info.seccomp.args);
@@ -234,7 +210,7 @@ static void on_seccomp(struct thread *t)
 	if (!repeat) {
 		if (idx == nr_rt_sigreturn) {
 			restart_note_sigreturn(t, info.stack_pointer);
-			patching_on_sigreturn(t, info.stack_pointer);
+			fixups_on_sigreturn(t, info.stack_pointer);
 		} else if (idx == nr_munmap) {
 			/* name sites while the code they lie in is still mapped */
 			if (img->unnamed_sites)
@@ -244,18 +220,15 @@ static void on_seccomp(struct thread *t)
 			library_on_arch_prctl(t, info.seccomp.args[0]);
 		}
 		note_clone_flags(t, abi, idx, info.seccomp.args);
-		s = count_call(img, idx, site);
+		s = count_ptraced(img, idx, site);
 		if (abi == ABI_X86_64)
 			libc_calls_on_call(t, s, info.instruction_pointer);
 		/* last: emptying the thread's log buffer may move the site records */
 		if (syscall_log_on())
 			syscall_log_enter(t, idx, site);
 	}
-	if (abi == ABI_X86_64) {
+	if (abi == ABI_X86_64)
 		patched = patching_on_call(t, site, site != info.instruction_pointer - 2, (long)info.seccomp.nr);
-		/* the stops of the mmap patching.c injects are in ptrace_stops alone */
-		stops_catch_up(img);
-	}
 	if (patched == PATCH_HELD)
 		return;
 	resume(t->tid, patched == PATCH_REISSUE ? PTRACE_CONT : affinity_resume(t, abi, idx, info.seccomp.args), 0);
@@ -267,7 +240,7 @@ static void on_seccomp(struct thread *t)
 static void count_exec(struct thread *t, int64_t ret)
 {
 	struct image *img = t->img;
-	struct site_record *s = count_call(img, t->exec_index, t->exec_site.addr);
+	struct site_record *s = count_ptraced(img, t->exec_index, t->exec_site.addr);
 
 	if (!s->named) {
 		s->object = t->exec_site.object;
@@ -406,7 +379,7 @@ static void on_signal(struct thread *t, int sig)
 {
 	if (t->img) {
 		/* first: a thread taken out of the gate restarts at its own site */
-		patching_on_signal(t, sig);
+		fixups_on_signal(t, sig);
 		restart_note_signal(t, sig);
 	}
 	resume(t->tid, PTRACE_CONT, sig);
@@ -555,7 +528,7 @@ static void stop_when_tracees_have(void)
 
 	for (int quiet_rounds = 0; quiet_rounds < 4;) {
 		int status;
-		pid_t tid = patching_take_held(&tid, &status) ? tid : waitpid(-1, &status, __WALL | WNOHANG);
+		pid_t tid = held_status_pop(&tid, &status) ? tid : waitpid(-1, &status, __WALL | WNOHANG);
 
 		if (tid > 0) {
 			dispatch(tid, status);
@@ -594,7 +567,7 @@ void events_run(pid_t root, struct run_result *res)
 		for (int sig; (sig = signals_take_forward());)
 			forward_termination(sig);
 		/* the statuses of threads stopped for a patch come first */
-		if (!patching_take_held(&tid, &status))
+		if (!held_status_pop(&tid, &status))
 			tid = waitpid(-1, &status, __WALL);
 		if (tid > 0)
 			dispatch(tid, status);

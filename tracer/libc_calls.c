@@ -171,21 +171,14 @@ void libc_calls_on_call(struct thread *t, struct site_record *s, uint64_t ip)
 
 void libc_calls_complete(struct image *img)
 {
-	if (!nlibc_objects)
-		return;
-	for (size_t i = 0; i < img->sites.n; i++) {
+	for (size_t i = 0; nlibc_objects && i < img->sites.n; i++) {
 		struct site_record *s = &img->sites.sites[i];
 
 		for (unsigned k = 0; !s->nlibc_entries && s->named && s->object && k < nlibc_objects; k++)
 			if (s->object == objects_path(libc_objects[k]))
 				s->libc_function = objects_learned_entry(libc_objects[k], s->offset);
 	}
-}
-
-void libc_calls_free(struct image *img)
-{
-	for (size_t i = 0; i < img->sites.n; i++)
-		free(img->sites.sites[i].libc_entries);
+	/* no call is unwound after this: the unwinder goes */
 	if (img->libc_calls)
 		unwinder_free(img->libc_calls->unwinder);
 	free(img->libc_calls);

@@ -16,11 +16,9 @@
 void libc_calls_setup(bool enabled);
 /* One counted ptraced call at s of thread t stopped at instruction pointer ip. */
 void libc_calls_on_call(struct thread *t, struct site_record *s, uint64_t ip);
-/* Before img's rows are written: its sites with no entry point of their own get the
- * one learned in other processes. */
+/* Before img's rows are written (a tasks.h hook): its sites with no entry point of
+ * their own get the one learned in other processes, and its unwinder goes. */
 void libc_calls_complete(struct image *img);
-/* After they are written: frees what img kept. */
-void libc_calls_free(struct image *img);
 /* Whether path is glibc's libc: its file name is the soname libc.so.6 (or the
  * libc-VERSION.so it linked to before glibc 2.34), " (deleted)" allowed. */
 bool libc_calls_is_glibc(const char *path);

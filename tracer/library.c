@@ -11,10 +11,12 @@
 #include <unistd.h>
 
 #include "amortization.h"
-#include "patching.h"
+#include "counting.h"
+#include "known_sites.h"
 #include "region.h"
 #include "shared_region.h"
 #include "syscall_log.h"
+#include "write_protocol.h"
 
 static enum patch_mode mode;
 static char *lib_path, *marker_entry;
@@ -325,7 +327,7 @@ static void on_hello(struct thread *t, uint64_t site, uint64_t reply_addr)
 	if (t->slot < 0 && (t->slot = region_slot_take()) < 0) {
 		hello.status = LIBRARY_REGION_FULL;
 		img->rec.library = status_names[LIBRARY_REGION_FULL];
-	} else if ((hello.area_at = patching_start_prepare(t, site))) {
+	} else if ((hello.area_at = known_sites_prepare(t, site))) {
 		hello.area_size = PATCH_AREA_SIZE;
 	}
 	/* early.c mapped them at the image's first instruction */
@@ -354,11 +356,11 @@ static void on_ready(struct thread *t, uint64_t ready_addr)
 	/* a thread that exists already would run the stubs with no slot of its own */
 	if (img->as->gs_taken) {
 		img->rec.library = "program-sets-gs";
-	} else if (status == LIBRARY_READY && !patching_alone(t)) {
+	} else if (status == LIBRARY_READY && !thread_alone_in_memory(t)) {
 		img->rec.library = "threads-before-library";
 	} else if (status == LIBRARY_READY && give_slot(t)) {
 		img->ready = img->late = true;
-		patching_start_apply(t, r.stub_room, r.stub_room_size, r.area);
+		known_sites_write_at_ready(t, r.stub_room, r.stub_room_size, r.area);
 	}
 	answer(t->tid, 0);
 }
@@ -366,7 +368,9 @@ static void on_ready(struct thread *t, uint64_t ready_addr)
 void library_on_control(struct thread *t, uint64_t site, const uint64_t *args)
 {
 	t->img->rec.instrument++;
-	if (args[1] == CONTROL_HELLO && !t->img->ready)
+	if (mode == PATCH_OFF)
+		answer(t->tid, -EINVAL); /* no region: a library that was not asked for */
+	else if (args[1] == CONTROL_HELLO && !t->img->ready)
 		on_hello(t, site, args[2]);
 	else if (args[1] == CONTROL_READY && !t->img->ready)
 		on_ready(t, args[2]);
@@ -398,45 +402,9 @@ void library_thread_starts(struct thread *t)
 		return;
 	/* no slot: the patches this thread would run go, with all the memory's threads
 	 * stopped; its process stays on the ptrace path */
-	patching_undo_all(t, img->as);
+	patches_withdraw(t, img->as);
 	img->ready = false;
 	img->rec.library = status_names[LIBRARY_REGION_FULL];
-}
-
-/* Adds the in-process counts of an address space's site to the image's record (the
- * calls of syscall index, when it is known). */
-static void take_site(struct image *img, const struct site_record *from, uint64_t calls, int index)
-{
-	struct site_record *s = site_table_get(&img->sites, from->addr);
-
-	if (!s->named) {
-		if (s->syscall != SITE_SYSCALL_UNSET)
-			img->unnamed_sites--;
-		s->object = from->object;
-		s->offset = from->offset;
-		s->symbol = from->symbol;
-		s->symbol_offset = from->symbol_offset;
-		s->named = true;
-	}
-	/* a branch to a patched syscall can bring another number than the stub's */
-	site_note_syscall(s, from->syscall);
-	s->inprocess += calls;
-	img->rec.inprocess += calls;
-	if (index >= 0)
-		img->rec.calls[index] += calls;
-}
-
-void library_count_logged(struct thread *t, const struct site_record *from, int index)
-{
-	struct image *img = t->img;
-
-	if (from) {
-		take_site(img, from, 1, index);
-	} else {
-		img->rec.inprocess++;
-		img->rec.calls[index]++;
-	}
-	img->rec.early += !img->late;
 }
 
 /* Moves the in-process counts of t's slot into its image, and empties the slot
@@ -446,18 +414,16 @@ static void take_counts(struct thread *t, bool again)
 	struct image *img = t->img;
 	struct addr_space *as = img->as;
 	struct region_slot *slot = region_slot(t->slot);
-	uint64_t before = img->rec.inprocess;
 
 	for (size_t i = 0; i < as->sites.n; i++) {
 		const struct patch *p = &as->patches[i];
 
 		if (patch_has_counter(p) && slot->site_calls[p->counter])
-			take_site(img, &as->sites.sites[i], slot->site_calls[p->counter], as->sites.sites[i].syscall);
+			count_inprocess(img, &as->sites.sites[i], slot->site_calls[p->counter], as->sites.sites[i].syscall);
 	}
+	/* the sites whose number varies: their calls per number */
 	for (int nr = 0; nr < REGION_NRS; nr++)
 		img->rec.calls[syscall_index(ABI_X86_64, nr)] += slot->nr_calls[nr];
-	if (!img->late)
-		img->rec.early += img->rec.inprocess - before;
 	syscall_log_drain(t); /* under --log, the in-process counts are the log's */
 	if (again)
 		memset(slot, 0, sizeof(*slot));
@@ -470,7 +436,7 @@ void library_on_arch_prctl(struct thread *t, uint64_t code)
 	if (code != ARCH_SET_GS || !(img->ready || img->as->mapped_at_exec))
 		return;
 	/* the program takes %gs for itself: the stubs go before the call is made */
-	patching_undo_all(t, img->as);
+	patches_withdraw(t, img->as);
 	img->as->gs_taken = true;
 	img->ready = false;
 	img->rec.library = "program-sets-gs";

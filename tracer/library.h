@@ -45,8 +45,4 @@ void library_image_complete(struct image *img);
  * tell which patches paid for themselves. */
 void library_set_saving(uint64_t ns);
 
-/* Counts an in-process call the log holds (--log: the stubs do not count; see
- * syscall_log.c): at site from (NULL if unknown), of syscall index. */
-void library_count_logged(struct thread *t, const struct site_record *from, int index);
-
 #endif

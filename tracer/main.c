@@ -123,6 +123,11 @@ int main(int argc, char **argv)
 	signals_setup();
 	placement_start(); /* after signals_setup: the command gets the inherited SIGALRM */
 	tasks_set_report(&report);
+	/* a thread's waiting log entry before the in-process ones its slot holds */
+	tasks_on_thread_leave(syscall_log_unfinished);
+	tasks_on_thread_leave(library_thread_ends);
+	tasks_on_image_complete(library_image_complete);
+	tasks_on_image_complete(libc_calls_complete);
 	if (opt.patch != PATCH_OFF)
 		measure_costs(&report.totals);
 	start_ns = monotonic_ns();

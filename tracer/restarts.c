@@ -6,12 +6,17 @@
 #include <sys/user.h>
 
 #include "gate.h"
-#include "patching.h"
 #include "procfs.h"
 
 /* The kernel's internal restart codes (include/linux/errno.h). */
 enum { ERESTARTSYS = 512, ERESTARTNOINTR = 513, ERESTARTNOHAND = 514, ERESTART_RESTARTBLOCK = 516 };
 
+
+/* The site a trap at addr of t's memory stands for (as_site_of). */
+static uint64_t site_of(const struct thread *t, uint64_t addr)
+{
+	return t->img && t->img->as ? as_site_of(t->img->as, addr) : addr;
+}
 
 bool restart_is_code(long ret)
 {
@@ -35,7 +40,7 @@ void restart_note_signal(struct thread *t, int sig)
 			t->restart = RESTART_IF_FRAME_SAYS;
 		return;
 	}
-	t->restart_site = patching_site_of(t, regs.rip - 2);
+	t->restart_site = site_of(t, regs.rip - 2);
 	t->restart_nr = (long)regs.orig_rax;
 	t->restart_is_reissue = false;
 	/* Without a handler every restart code enters the call again; with one, it
@@ -73,7 +78,7 @@ void restart_note_interrupt(struct thread *t, bool ours)
 	if (!restart_is_code((long)regs.rax) || regs.rip == SYSTRACE_GATE_SYSCALL_IP)
 		return;
 	t->restart = RESTART_NEXT;
-	t->restart_site = patching_site_of(t, regs.rip - 2);
+	t->restart_site = site_of(t, regs.rip - 2);
 	t->restart_nr = (long)regs.orig_rax;
 	t->restart_is_reissue = false;
 }
@@ -95,9 +100,9 @@ void restart_note_sigreturn(struct thread *t, uint64_t stack_pointer)
 	 * returned. Anything else: this handler interrupted another one (two
 	 * signals; the other may even be at the same site, glibc's syscall()), whose
 	 * own rt_sigreturn will tell. */
-	if (patching_site_of(t, saved[1]) == t->restart_site && (long)saved[0] == t->restart_nr)
+	if (site_of(t, saved[1]) == t->restart_site && (long)saved[0] == t->restart_nr)
 		t->restart = RESTART_NEXT;
-	else if (patching_site_of(t, saved[1] - 2) == t->restart_site && (long)saved[0] == -EINTR)
+	else if (site_of(t, saved[1] - 2) == t->restart_site && (long)saved[0] == -EINTR)
 		t->restart = RESTART_NONE;
 }
 

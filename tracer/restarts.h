@@ -27,7 +27,7 @@ void restart_note_signal(struct thread *t, int sig);
  * a thread stopped out of a blocking call enters it again when resumed; one that
  * would see EINTR because of our stop alone is made to enter it again. Calls
  * through the gate are not seen again and need nothing. (Sites here are as
- * patching_site_of gives them: a stub's own syscall stands for its site.) */
+ * as_site_of gives them: a stub's own syscall stands for its site.) */
 void restart_note_interrupt(struct thread *t, bool ours);
 /* At the thread's rt_sigreturn, with its stack pointer: a handler ran, and the frame
  * it returns to says whether the interrupted call is entered again. */

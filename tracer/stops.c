@@ -34,12 +34,3 @@ bool stop_call_is_lifecycle(int idx)
 	}
 	return idx >= 0 && idx < SYSCALL_INDEX_COUNT && lifecycle[idx];
 }
-
-void stops_catch_up(struct image *img)
-{
-	struct image_record *r = &img->rec;
-	uint64_t split = r->stops_lifecycle + r->stops_early + r->stops_late;
-
-	if (r->ptrace_stops > split)
-		*(img->late ? &r->stops_late : &r->stops_early) += r->ptrace_stops - split;
-}

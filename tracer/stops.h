@@ -25,8 +25,4 @@ void count_stop(struct image *img, enum stop_kind kind);
  * execveat, exit or exit_group, in its ABI. */
 bool stop_call_is_lifecycle(int idx);
 
-/* Stops that were added to img's ptrace_stops without count_stop (while its phase
- * was what it is now) take their part of the split. */
-void stops_catch_up(struct image *img);
-
 #endif

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "counting.h"
 #include "csv.h"
-#include "library.h"
 #include "procfs.h"
 #include "region.h"
 #include "shared_region.h"
@@ -247,7 +247,7 @@ void syscall_log_drain(struct thread *t)
 			continue; /* reserved, and given up when a signal came (gate_code.S) */
 		s = as_site_of_counter(as, (int)((r->counter - offsetof(struct region_slot, site_calls)) / 8));
 		fill(&e, t, syscall_index(ABI_X86_64, r->nr), s);
-		library_count_logged(t, s, e.syscall);
+		count_inprocess(t->img, s, 1, e.syscall); /* the stubs do not count under --log */
 		e.flags |= LOG_INPROCESS | (r->has_ret ? LOG_HAS_RET : 0);
 		e.ret = r->has_ret ? r->ret : 0;
 		e.t_ns = tsc_clock_ns(r->tsc);

@@ -4,16 +4,32 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "libc_calls.h"
-#include "library.h"
 #include "objects.h"
 #include "procfs.h"
-#include "syscall_log.h"
 
 #define THREAD_BUCKETS 4096
 static struct thread *threads[THREAD_BUCKETS];
 static struct image *unwritten;
 static struct report *report;
+
+#define MAX_HOOKS 4
+static thread_hook *thread_leave_hooks[MAX_HOOKS];
+static image_hook *image_complete_hooks[MAX_HOOKS];
+static unsigned nthread_leave_hooks, nimage_complete_hooks;
+
+void tasks_on_thread_leave(thread_hook *fn)
+{
+	if (nthread_leave_hooks == MAX_HOOKS)
+		abort();
+	thread_leave_hooks[nthread_leave_hooks++] = fn;
+}
+
+void tasks_on_image_complete(image_hook *fn)
+{
+	if (nimage_complete_hooks == MAX_HOOKS)
+		abort();
+	image_complete_hooks[nimage_complete_hooks++] = fn;
+}
 
 static struct thread **bucket(pid_t tid)
 {
@@ -84,13 +100,12 @@ static void image_write(struct image *img)
 		for (size_t i = 0; i < img->sites.n; i++)
 			if (!img->sites.sites[i].named)
 				img->sites.sites[i].offset = img->sites.sites[i].addr;
-	library_image_complete(img);
-	libc_calls_complete(img);
+	for (unsigned i = 0; i < nimage_complete_hooks; i++)
+		image_complete_hooks[i](img);
 	img->rec.sites = img->sites.sites;
 	img->rec.nsites = img->sites.n;
 	if (!img->hidden)
 		report_image(report, &img->rec);
-	libc_calls_free(img);
 	if (img->prev)
 		img->prev->next = img->next;
 	else
@@ -117,13 +132,16 @@ void thread_detach(struct thread *t)
 {
 	struct image *img = t->img;
 
-	if (img) {
-		syscall_log_unfinished(t);
-		library_thread_ends(t);
-	}
+	for (unsigned i = 0; img && i < nthread_leave_hooks; i++)
+		thread_leave_hooks[i](t);
 	t->img = NULL;
 	if (img && --img->refs == 0 && img->ended)
 		image_write(img);
+}
+
+bool thread_alone_in_memory(const struct thread *t)
+{
+	return t->img->live_threads <= 1 && t->img->as->refs <= 1;
 }
 
 void thread_remove(struct thread *t)

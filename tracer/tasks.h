@@ -104,6 +104,19 @@ void image_name_sites(struct image *img, pid_t tid, struct site_record *extra);
 /* Reads the group's user and system time into the record (at its last stop). */
 void image_take_times(struct image *img, pid_t pid);
 
+/* What other parts do at the end of a thread's or an image's life, registered at
+ * start (by main.c, in the order they must run), so that this table needs none of
+ * them: a thread leaving its image (its death, its exec, the end of the run), and an
+ * image complete (ended, every thread gone from it), just before it is written. */
+typedef void thread_hook(struct thread *t);
+typedef void image_hook(struct image *img);
+void tasks_on_thread_leave(thread_hook *fn);
+void tasks_on_image_complete(image_hook *fn);
+
+/* Whether t is the only thread in its memory (another image sharing it, a vfork
+ * child or its parent, counts as another). */
+bool thread_alone_in_memory(const struct thread *t);
+
 /* Where ended images are written. */
 void tasks_set_report(struct report *r);
 /* Ends every image still alive as running and writes them all out. */

@@ -1,0 +1,54 @@
+#include "counting.h"
+
+#include <stdlib.h>
+
+struct site_record *count_ptraced(struct image *img, int idx, uint64_t addr)
+{
+	struct site_record *s = site_table_get(&img->sites, addr);
+
+	if (s->syscall == SITE_SYSCALL_UNSET && !s->named)
+		img->unnamed_sites++;
+	site_note_syscall(s, idx);
+	s->ptraced++;
+	img->rec.calls[idx]++;
+	img->rec.ptraced++;
+	img->rec.early += !img->late;
+	return s;
+}
+
+void count_inprocess(struct image *img, const struct site_record *from, uint64_t calls, int idx)
+{
+	if (from) {
+		struct site_record *s = site_table_get(&img->sites, from->addr);
+
+		if (!s->named) {
+			if (s->syscall != SITE_SYSCALL_UNSET)
+				img->unnamed_sites--;
+			s->object = from->object;
+			s->offset = from->offset;
+			s->symbol = from->symbol;
+			s->symbol_offset = from->symbol_offset;
+			s->named = true;
+		}
+		/* a branch to a patched syscall can bring another number than the stub's */
+		site_note_syscall(s, from->syscall);
+		s->inprocess += calls;
+	}
+	img->rec.inprocess += calls;
+	if (idx >= 0)
+		img->rec.calls[idx] += calls;
+	if (!img->late)
+		img->rec.early += calls;
+}
+
+void count_result(struct image_record *r, int idx, int64_t ret)
+{
+	if (!r->results_seen) {
+		r->results_seen = calloc(SYSCALL_INDEX_COUNT, sizeof(uint64_t));
+		r->errors = calloc(SYSCALL_INDEX_COUNT, sizeof(uint64_t));
+		if (!r->results_seen || !r->errors)
+			abort();
+	}
+	r->results_seen[idx]++;
+	r->errors[idx] += ret < 0 && ret >= -4095;
+}

@@ -1,0 +1,20 @@
+/* Where a call is counted: in its image's record (its name, its path, its phase) and
+ * at its site. A ptraced call is counted by the tracer at its stop; in-process calls
+ * are counted by the stubs in the thread's slot and added here when the slot is read
+ * (library.c), or one by one from the log's entries (syscall_log.c). */
+#ifndef SYSTRACE_COUNTING_H
+#define SYSTRACE_COUNTING_H
+
+#include <stdint.h>
+
+#include "tasks.h"
+
+/* One ptraced call of syscall index idx at the site at addr; its record. */
+struct site_record *count_ptraced(struct image *img, int idx, uint64_t addr);
+/* calls in-process calls at the site `from` of the image's memory (NULL: the site is
+ * not known), of syscall index idx (-1: counted per number by the caller). */
+void count_inprocess(struct image *img, const struct site_record *from, uint64_t calls, int idx);
+/* A call of index idx returned ret (an error when -4095..-1, as strace counts). */
+void count_result(struct image_record *r, int idx, int64_t ret);
+
+#endif

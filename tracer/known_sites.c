@@ -1,0 +1,216 @@
+#include "known_sites.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "byte_runs.h"
+#include "objects.h"
+#include "patch_build.h"
+#include "proc_maps.h"
+#include "procfs.h"
+#include "site_plan.h"
+
+static bool prepatch;
+
+void known_sites_setup(bool ahead)
+{
+	prepatch = ahead;
+}
+
+/* objects_known_fn: the site planned in the address space arg, unless decided. */
+static void add_known(void *arg, const struct site_record *named, const struct patch_plan *plan)
+{
+	struct patch *p;
+	struct site_record *s = as_site(arg, named->addr, &p);
+
+	if (p->state != PATCH_UNPLANNED)
+		return;
+	s->object = named->object;
+	s->offset = named->offset;
+	s->symbol = named->symbol;
+	s->symbol_offset = named->symbol_offset;
+	s->named = true;
+	s->syscall = plan->nr >= 0 ? syscall_index(ABI_X86_64, plan->nr) : SITE_SYSCALL_VARIES;
+	p->plan = *plan;
+	p->state = PATCH_PLANNED;
+}
+
+/* The sites out of reach of the library's stub room (the executable's). */
+struct far_range {
+	uint64_t lo, hi;
+};
+
+/* The range of the sites planned and not written that lie out of reach of room
+ * (the executable's, far from the shared libraries), as far as one area can serve. */
+static struct far_range far_sites(const struct addr_space *as, uint64_t room)
+{
+	struct far_range far = { 0, 0 };
+
+	for (size_t i = 0; i < as->sites.n; i++) {
+		const struct patch_plan *plan = &as->patches[i].plan;
+
+		if (as->patches[i].state != PATCH_PLANNED
+		    || (as_within_reach(room, plan->start) && as_within_reach(room, plan->end)))
+			continue;
+		if (!far.hi) {
+			far = (struct far_range){ plan->start, plan->end };
+		} else if (as_within_reach(far.lo, plan->end) && as_within_reach(far.hi, plan->start)) {
+			far.lo = plan->start < far.lo ? plan->start : far.lo;
+			far.hi = plan->end > far.hi ? plan->end : far.hi;
+		}
+	}
+	return far;
+}
+
+uint64_t known_sites_prepare(struct thread *t, uint64_t library_code)
+{
+	struct far_range far;
+	uint64_t at;
+
+	if (prepatch)
+		site_plan_ahead(t->tid);
+	if (!objects_for_each_known(t->tid, add_known, t->img->as))
+		return 0;
+	far = far_sites(t->img->as, library_code);
+	if (!far.hi)
+		return 0;
+	return proc_maps_gap_near(t->tid, far.lo, far.hi, PATCH_AREA_SIZE, AS_REACH, &at) ? at : 0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct patch *p = *(struct patch *const *)a, *q = *(struct patch *const *)b;
+
+	return p->plan.start < q->plan.start ? -1 : p->plan.start > q->plan.start;
+}
+
+static void run_flush(struct addr_space *as, pid_t pid, struct byte_run *r)
+{
+	if (r->len)
+		as_write(as, pid, r->addr, r->bytes, r->len);
+	r->len = 0;
+}
+
+static void run_add(struct addr_space *as, pid_t pid, struct byte_run *r, uint64_t addr, const uint8_t *bytes,
+		    size_t len, uint64_t gap)
+{
+	if (!byte_run_add(r, addr, bytes, len, gap)) {
+		run_flush(as, pid, r);
+		byte_run_add(r, addr, bytes, len, gap);
+	}
+}
+
+/* Keeps in list the plans whose bytes memory still holds (read in one call); a site
+ * whose code differs is planned again at its first trap. How many are kept. */
+static size_t keep_unchanged(pid_t pid, struct patch **list, size_t n, uint8_t (*now)[PATCH_MAX_COVER])
+{
+	struct iovec local[64], remote[64];
+	size_t kept = 0;
+
+	for (size_t at = 0; at < n; at += 64) {
+		size_t k = n - at < 64 ? n - at : 64;
+
+		for (size_t i = 0; i < k; i++) {
+			const struct patch_plan *plan = &list[at + i]->plan;
+
+			local[i] = (struct iovec){ now[at + i], plan->end - plan->start };
+			remote[i] = (struct iovec){ (void *)plan->start, plan->end - plan->start };
+		}
+		if (process_vm_readv(pid, local, k, remote, k, 0) < 0)
+			memset(now[at], 0, k * PATCH_MAX_COVER);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct patch_plan *plan = &list[i]->plan;
+
+		if (memcmp(now[i], plan->original, plan->end - plan->start) == 0)
+			list[kept++] = list[i];
+		else
+			list[i]->state = PATCH_UNPLANNED;
+	}
+	return kept;
+}
+
+void known_sites_write_planned(struct thread *t, struct addr_space *as, uint64_t avoid)
+{
+	uint64_t began = monotonic_ns(), cost;
+	struct patch **list = malloc((as->sites.n + 1) * sizeof(*list));
+	uint8_t (*now)[PATCH_MAX_COVER] = malloc((as->sites.n + 1) * PATCH_MAX_COVER);
+	static struct byte_run stubs, jumps;
+	size_t n = 0, done = 0;
+	bool had_patches = as->npatched > 0;
+	uint64_t last_end = 0;
+
+	if (!list || !now)
+		abort();
+	for (size_t i = 0; i < as->sites.n; i++)
+		if (as->patches[i].state == PATCH_PLANNED)
+			list[n++] = &as->patches[i];
+	qsort(list, n, sizeof(*list), by_start);
+	n = keep_unchanged(t->tid, list, n, now);
+	for (size_t i = 0; i < n; i++) {
+		struct patch *p = list[i];
+		uint8_t stub[STUB_MAX_LEN], jump[PATCH_MAX_COVER];
+		uint64_t at = as_stub_room(as, p->plan.start, p->plan.end, STUB_MAX_LEN);
+		size_t len;
+
+		/* sorted: a site of the batch can only overlap the one before it */
+		if (!at || p->plan.start < last_end || (avoid > p->plan.start && avoid < p->plan.end)
+		    || (had_patches && as_site_overlapping(as, p->plan.start, p->plan.end))
+		    || !patch_build(as, p, at, stub, &len, jump)) {
+			patch_decide(p, NULL); /* it waits for its trap */
+			continue;
+		}
+		last_end = p->plan.end;
+		run_add(as, t->tid, &stubs, at, stub, len, 16);
+		run_add(as, t->tid, &jumps, p->plan.start, jump, p->plan.end - p->plan.start, 0);
+		patch_mark_written(as, p, len, PATCH_IN_BATCH, 0);
+		list[done++] = p;
+	}
+	run_flush(as, t->tid, &stubs);
+	run_flush(as, t->tid, &jumps);
+	cost = done ? (monotonic_ns() - began) / done : 0;
+	for (size_t i = 0; i < done; i++)
+		list[i]->cost_ns = cost;
+	free(list);
+	free(now);
+}
+
+void known_sites_write_at_ready(struct thread *t, uint64_t room, uint64_t room_size, uint64_t area)
+{
+	struct addr_space *as = t->img->as;
+
+	if (room)
+		as_add_area(as, room, room_size);
+	if (area)
+		as_add_area(as, area, PATCH_AREA_SIZE);
+	known_sites_write_planned(t, as, 0);
+}
+
+size_t known_sites_plan_at(struct thread *t, uint64_t addr)
+{
+	struct addr_space *as = t->img->as;
+	size_t before = as->sites.n;
+
+	objects_for_each_known_at(t->tid, addr, add_known, as);
+	return as->sites.n - before;
+}
+
+void known_sites_write_all(struct thread *t, struct addr_space *as, uint64_t site)
+{
+	if (!thread_alone_in_memory(t))
+		return;
+	objects_for_each_known(t->tid, add_known, as);
+	known_sites_write_planned(t, as, site + 2);
+}
+
+void known_sites_write_object(struct thread *t, struct addr_space *as, uint64_t site)
+{
+	size_t before = as->sites.n;
+
+	if (!thread_alone_in_memory(t))
+		return;
+	objects_for_each_known_at(t->tid, site, add_known, as);
+	if (as->sites.n > before)
+		known_sites_write_planned(t, as, site + 2);
+}

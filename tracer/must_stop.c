@@ -1,0 +1,39 @@
+#include "must_stop.h"
+
+#include <stdio.h>
+
+#include "interned.h"
+#include "syscall_names.h"
+
+static const char *const names[] = {
+	"rt_sigreturn", "clone", "clone3", "fork", "vfork", "execve", "execveat", "munmap",
+	"exit", "sched_setaffinity", "sched_getaffinity", "arch_prctl",
+};
+#define NCALLS (sizeof(names) / sizeof(names[0]))
+static int indexes[NCALLS];
+static const char *reasons[NCALLS];
+
+void must_stop_setup(void)
+{
+	char reason[64];
+
+	for (size_t i = 0; i < NCALLS; i++) {
+		indexes[i] = syscall_index_of(ABI_X86_64, names[i]);
+		snprintf(reason, sizeof(reason), "syscall-%s", names[i]);
+		reasons[i] = intern(reason);
+	}
+}
+
+const char *must_stop_reason(int nr)
+{
+	for (size_t i = 0; nr >= 0 && i < NCALLS; i++)
+		if (indexes[i] == syscall_index(ABI_X86_64, nr))
+			return reasons[i];
+	return NULL;
+}
+
+const int *must_stop_indexes(size_t *n)
+{
+	*n = NCALLS;
+	return indexes;
+}

@@ -1,0 +1,44 @@
+#include "patch_build.h"
+
+#include "gate.h"
+#include "gate_code.h"
+#include "must_stop.h"
+#include "procfs.h"
+#include "region.h"
+#include "syscall_log.h"
+
+bool patch_build(struct addr_space *as, struct patch *p, uint64_t at, uint8_t stub[STUB_MAX_LEN], size_t *len,
+		 uint8_t jump[PATCH_MAX_COVER])
+{
+	struct stub_config cfg = {
+		.gate = SYSTRACE_GATE_ADDR,
+		.site_counter = (int32_t)(offsetof(struct region_slot, site_calls) + 8 * (size_t)as->next_counter),
+		.nr_counters = (int32_t)offsetof(struct region_slot, nr_calls),
+		.nr_limit = REGION_NRS,
+		.log_call = syscall_log_on() ? GATE_AT(gate_log_call) : 0,
+	};
+
+	cfg.slow_nrs = must_stop_indexes(&cfg.nslow);
+	if (as->next_counter >= REGION_SLOT_SITES) {
+		patch_decide(p, "counters-full");
+		return false;
+	}
+	*len = stub_build(&p->plan, &cfg, at, stub, STUB_MAX_LEN, &p->stub);
+	if (!*len || !patch_bytes(&p->plan, at, jump)) {
+		patch_decide(p, "stub-out-of-reach");
+		return false;
+	}
+	return true;
+}
+
+void patch_mark_written(struct addr_space *as, struct patch *p, size_t len, enum patch_origin origin,
+			uint64_t cost_ns)
+{
+	as_stub_taken(as, p->stub.addr, len);
+	p->state = PATCH_WRITTEN;
+	p->origin = origin;
+	p->counter = as->next_counter++;
+	p->cost_ns = cost_ns;
+	p->patched_ns = monotonic_ns();
+	as->npatched++;
+}

@@ -1,0 +1,142 @@
+#include "signal_fixups.h"
+
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+
+#include "gate.h"
+#include "gate_code.h"
+#include "procfs.h"
+#include "restarts.h"
+#include "syscall_log.h"
+
+void fixups_on_sigreturn(struct thread *t, uint64_t stack_pointer)
+{
+	struct addr_space *as = t->img->as;
+	uint64_t rip, to;
+	struct iovec local = { &rip, 8 }, remote = { (void *)(stack_pointer + SIGFRAME_RIP), 8 };
+
+	if (!as || !as->npatched || process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != 8)
+		return;
+	/* back to a syscall that is now the start of a jump (a restart the handler's
+	 * SA_RESTART asked for): through the stub's own, traced, syscall instead, so
+	 * that the tracer sees the restart and does not count it twice */
+	to = as_translate(as, rip);
+	for (size_t i = 0; to == rip && i < as->sites.n; i++) {
+		const struct patch *p = &as->patches[i];
+
+		if (p->state == PATCH_WRITTEN && p->plan.shape == PATCH_AFTER && p->plan.start == rip)
+			to = p->stub.slow;
+	}
+	if (to && to != rip) {
+		local.iov_base = &to;
+		process_vm_writev(t->tid, &local, 1, &remote, 1, 0);
+	}
+}
+
+/* A thread in the gate (blocked in, or just back from, an in-process call) about to
+ * run a handler is given the state it would have in the original syscall: the stub's
+ * call and red-zone step undone (and the log routine's frame, with the flags it
+ * saved), rip after the site's syscall. The handler's frame, and whatever unwinds
+ * through it (pthread_cancel, a C++ exception, a backtrace), then sees the program's
+ * own code, which has unwind information; on return the frame logic (rt_sigreturn)
+ * sends it back through the stub where needed. */
+static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs_struct *regs)
+{
+	/* the gate's return address; under the log routine (gate_code.S): its mark, the
+	 * number, rdx, the flags, the stub's return address, the pushed counter */
+	uint64_t frame[7], back, popped = 8;
+	struct iovec local = { frame, sizeof(frame) }, remote = { (void *)regs->rsp, sizeof(frame) };
+	const struct patch *p;
+
+	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != sizeof(frame))
+		return;
+	back = frame[0];
+	if (back == GATE_AT(gate_log_returned)) {
+		back = frame[5];
+		popped = sizeof(frame);
+	}
+	if (!(p = as_patch_of_stub(as, back)))
+		return;
+	/* the routine will not store the result: a call that returned gets it here; one
+	 * the kernel restarts goes through the stub's traced syscall, counted once */
+	if (popped == sizeof(frame) && !restart_is_code((int64_t)regs->rax))
+		syscall_log_set_result(t, frame[1], (int64_t)regs->rax);
+	if (popped == sizeof(frame))
+		regs->eflags = frame[4];
+	regs->rsp += popped + 128;
+	regs->rip = p->plan.site + 2;
+	ptrace(PTRACE_SETREGS, t->tid, 0, regs);
+}
+
+static bool read_word(pid_t tid, uint64_t addr, uint64_t *word)
+{
+	struct iovec local = { word, 8 }, remote = { (void *)addr, 8 };
+
+	return process_vm_readv(tid, &local, 1, &remote, 1, 0) == 8;
+}
+
+/* A thread interrupted in the log routine (gate_code.S) about to run a handler, whose
+ * own calls must find the buffer consistent and take entries after the routine's
+ * whole: true if regs were changed. Before the call is made, the thread goes back to
+ * retry (an entry it marked taken back: it is made again after the handler's);
+ * once it returned, the entry gets its result (in rax) now, not after the handler's
+ * drain has taken it, and a thread inside (check, checked) goes back to check. */
+static bool log_routine_rewind(struct thread *t, struct user_regs_struct *regs)
+{
+	uint64_t rip = regs->rip, word, mark = regs->rcx, nr;
+
+	if (rip > GATE_AT(gate_log_retry) && rip < GATE_AT(gate_log_committed)) {
+		regs->rip = GATE_AT(gate_log_retry);
+		return true;
+	}
+	/* at the gate's syscall not made, under the routine's frame (the mark from it:
+	 * rcx is the syscall's if the kernel restarts the call), the number still in
+	 * rax (not a restart_syscall the kernel put there: that call goes on) */
+	if (rip == SYSTRACE_GATE_ADDR
+	    && !(read_word(t->tid, regs->rsp, &word) && word == GATE_AT(gate_log_returned)
+		 && read_word(t->tid, regs->rsp + 8, &mark) && read_word(t->tid, regs->rsp + 16, &nr)
+		 && nr == regs->rax))
+		return false;
+	if (rip == GATE_AT(gate_log_committed) || rip == SYSTRACE_GATE_ADDR) {
+		if (!syscall_log_unmark(t, mark))
+			return false;
+		regs->rsp += rip == SYSTRACE_GATE_ADDR ? 8 : 0;
+		regs->rip = GATE_AT(gate_log_retry);
+		return true;
+	}
+	if (rip < GATE_AT(gate_log_returned) || rip >= GATE_AT(gate_log_checked))
+		return false;
+	if (rip == GATE_AT(gate_log_returned) ? read_word(t->tid, regs->rsp, &word) : (word = regs->rcx, true))
+		syscall_log_set_result(t, word, (int64_t)regs->rax);
+	if (rip > GATE_AT(gate_log_check)) {
+		regs->rip = GATE_AT(gate_log_check);
+		return true;
+	}
+	return false;
+}
+
+void fixups_on_signal(struct thread *t, int sig)
+{
+	struct addr_space *as = t->img->as;
+	struct user_regs_struct regs;
+	const struct patch *p;
+	uint64_t back;
+
+	if (!as->npatched || ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
+		return;
+	if (regs.rip == SYSTRACE_GATE_SYSCALL_IP) {
+		if (procfs_signal_caught(t->tid, sig))
+			leave_gate(t, as, &regs);
+		return;
+	}
+	if ((p = as_patch_of_stub(as, regs.rip))) {
+		back = stub_rewind(&p->stub, regs.rip);
+		if (back == regs.rip)
+			return;
+		regs.rip = back;
+	} else if (!syscall_log_on() || !log_routine_rewind(t, &regs)) {
+		return;
+	}
+	ptrace(PTRACE_SETREGS, t->tid, 0, &regs);
+}
