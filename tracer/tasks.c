@@ -13,7 +13,7 @@
 #define THREAD_BUCKETS 4096
 static struct thread *threads[THREAD_BUCKETS];
 static struct image *unwritten;
-static struct report *report;
+static struct output_dir *output;
 
 static struct thread **bucket(pid_t tid)
 {
@@ -88,7 +88,7 @@ static void image_write(struct image *img)
 	img->rec.sites = img->sites.sites;
 	img->rec.nsites = img->sites.n;
 	if (!img->hidden)
-		report_image(report, &img->rec);
+		output_dir_image(output, &img->rec);
 	libc_calls_free(img);
 	if (img->prev)
 		img->prev->next = img->next;
@@ -204,9 +204,9 @@ void image_name_sites(struct image *img, pid_t tid, struct site_record *extra)
 	objects_end();
 }
 
-void tasks_set_report(struct report *r)
+void tasks_set_output_dir(struct output_dir *d)
 {
-	report = r;
+	output = d;
 }
 
 void tasks_flush_all(void)

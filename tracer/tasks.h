@@ -11,8 +11,8 @@
 #include "addr_space.h"
 #include "image_record.h"
 #include "log_format.h"
+#include "output_dir.h"
 #include "perf_counters.h"
-#include "report.h"
 #include "site_table.h"
 
 struct libc_view;
@@ -105,7 +105,7 @@ void image_name_sites(struct image *img, pid_t tid, struct site_record *extra);
 void image_take_times(struct image *img, pid_t pid);
 
 /* Where ended images are written. */
-void tasks_set_report(struct report *r);
+void tasks_set_output_dir(struct output_dir *d);
 /* Ends every image still alive as running and writes them all out. */
 void tasks_flush_all(void);
 
