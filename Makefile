@@ -4,17 +4,30 @@ PREFIX  ?= /usr/local
 BUILD   := build
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
-CPPFLAGS_ALL = -D_GNU_SOURCE -I$(BUILD)/gen -Istats -Ipatcher -Itracer -Ipreload $(shell pkg-config --cflags $(PKGS))
+# Each folder sees the headers of what it may link and no others: an include of an
+# analyses/ header from tracer/ (or of a tracer/ or stats/ one from analyses/) fails.
+INC_common   := -Icommon
+INC_patcher  := -Icommon -Ipatcher
+INC_stats    := -Icommon -Istats
+INC_tracer   := -Icommon -Istats -Ipatcher -Itracer -Ipreload
+INC_analyses := -Icommon -Ianalyses
+INC_tests    := -Icommon -Istats -Ipatcher -Itracer -Ipreload -Ianalyses
+# the folder of the source $< (the generated name tables are common/'s)
+folder = $(firstword $(subst /, ,$(patsubst $(BUILD)/gen/%,common/%,$<)))
+CPPFLAGS_ALL = -D_GNU_SOURCE $(INC_$(folder)) $(shell pkg-config --cflags $(PKGS))
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 PKGS    := libelf capstone libunwind-ptrace
 LIBS     = $(shell pkg-config --libs $(PKGS))
 CHECK_LIBS = $(shell pkg-config --libs check)
 
+COMMON_SRC  := $(wildcard common/*.c)
 STATS_SRC   := $(wildcard stats/*.c)
 PATCHER_SRC := $(wildcard patcher/*.c)
 TRACER_SRC  := $(wildcard tracer/*.c tracer/*.S)
+ANALYSES_SRC := $(filter-out analyses/main.c,$(wildcard analyses/*.c))
 GEN_SRC     := $(BUILD)/gen/syscall_table.c
-LIB_SRC     := $(STATS_SRC) $(PATCHER_SRC) $(filter-out tracer/main.c,$(TRACER_SRC))
+# what build/systrace links besides tracer/main.c: no analyses/
+LIB_SRC     := $(COMMON_SRC) $(STATS_SRC) $(PATCHER_SRC) $(filter-out tracer/main.c,$(TRACER_SRC))
 UNIT_SRC    := $(wildcard tests/unit/*.c)
 PROGRAM_SRC := $(filter-out %_preload.c,$(wildcard tests/programs/*.c))
 PRELOAD_SRC := $(wildcard tests/programs/*_preload.c)
@@ -33,9 +46,9 @@ $(BUILD)/.deps: scripts/install-deps.sh
 	sh scripts/install-deps.sh
 	@touch $@
 
-$(BUILD)/gen/syscall_table.c: stats/gen-syscall-names.sh | $(BUILD)/.deps
+$(BUILD)/gen/syscall_table.c: common/gen-syscall-names.sh | $(BUILD)/.deps
 	@mkdir -p $(@D)
-	sh stats/gen-syscall-names.sh $(CC) > $@.tmp && mv $@.tmp $@
+	sh common/gen-syscall-names.sh $(CC) > $@.tmp && mv $@.tmp $@
 
 # Two flavours of every object: plain, and with AddressSanitizer + UBSan for tests.
 $(BUILD)/plain/%.o: %.c | $(BUILD)/.deps
@@ -60,10 +73,10 @@ $(BUILD)/systrace: $(call obj,plain,tracer/main.c $(LIB_SRC) $(GEN_SRC))
 $(BUILD)/asan/systrace: $(call obj,asan,tracer/main.c $(LIB_SRC) $(GEN_SRC))
 	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(LIBS)
 
-# The analyses after the run: stats/ alone, threads for the converter.
-$(BUILD)/systrace-stats: $(call obj,plain,tools/systrace-stats.c $(STATS_SRC) $(GEN_SRC))
+# The analyses after the run: analyses/ and common/ alone, threads for the converter.
+$(BUILD)/systrace-stats: $(call obj,plain,analyses/main.c $(ANALYSES_SRC) $(COMMON_SRC) $(GEN_SRC))
 	$(CC) $(CFLAGS) -pthread -o $@ $^ -lm
-$(BUILD)/asan/systrace-stats: $(call obj,asan,tools/systrace-stats.c $(STATS_SRC) $(GEN_SRC))
+$(BUILD)/asan/systrace-stats: $(call obj,asan,analyses/main.c $(ANALYSES_SRC) $(COMMON_SRC) $(GEN_SRC))
 	$(CC) $(CFLAGS) $(SANITIZE) -pthread -o $@ $^ -lm
 
 # The preloaded library: libc's getenv and nothing else, no sanitizers (it runs in
@@ -73,9 +86,9 @@ $(BUILD)/libsystrace.so: preload/libsystrace.c preload/region.h preload/gate.h
 	$(CC) -D_GNU_SOURCE -Ipreload $(CFLAGS) $(WARN) -fPIC -shared -nostartfiles -fno-stack-protector \
 		-Wl,-z,now -Wl,-z,norelro -Wl,-z,noseparate-code -o $@ $<
 
-$(BUILD)/unit-tests: $(call obj,plain,$(UNIT_SRC) $(LIB_SRC) $(GEN_SRC))
+$(BUILD)/unit-tests: $(call obj,plain,$(UNIT_SRC) $(LIB_SRC) $(ANALYSES_SRC) $(GEN_SRC))
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) $(CHECK_LIBS)
-$(BUILD)/asan/unit-tests: $(call obj,asan,$(UNIT_SRC) $(LIB_SRC) $(GEN_SRC))
+$(BUILD)/asan/unit-tests: $(call obj,asan,$(UNIT_SRC) $(LIB_SRC) $(ANALYSES_SRC) $(GEN_SRC))
 	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(LIBS) $(CHECK_LIBS)
 
 # Test programs: plain C, threads allowed; *_static.c are linked statically.
@@ -111,14 +124,14 @@ bench-log2csv: $(BUILD)/systrace-stats
 
 # libFuzzer over the temporal log's checks and its conversion (tests/fuzz/run.sh; clang installed by scripts/install-deps.sh fuzz)
 FUZZ_SECONDS ?= 60
-FUZZ_SRC := tests/fuzz/fuzz_log.c stats/log_file.c stats/log_row.c stats/log_csv.c stats/csv.c stats/syscall_names.c
+FUZZ_SRC := tests/fuzz/fuzz_log.c analyses/log_file.c analyses/log_row.c analyses/log_csv.c common/csv.c common/syscall_names.c
 fuzz: $(BUILD)/fuzz/fuzz_log
 	sh tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS)
 fuzz-deps:
 	sh scripts/install-deps.sh fuzz
 $(BUILD)/fuzz/fuzz_log: $(FUZZ_SRC) $(GEN_SRC) | fuzz-deps
 	@mkdir -p $(@D)
-	clang -D_GNU_SOURCE -Istats $(CFLAGS) $(WARN) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	clang -D_GNU_SOURCE -Icommon -Ianalyses $(CFLAGS) $(WARN) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-pthread -o $@ $^
 
 demo: $(BUILD)/systrace $(BUILD)/libsystrace.so

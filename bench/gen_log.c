@@ -1,4 +1,4 @@
-/* gen_log DIR ENTRIES [SEED]: a made-up temporal log (stats/log_format.h) and its
+/* gen_log DIR ENTRIES [SEED]: a made-up temporal log (common/log_format.h) and its
  * sites file in DIR, for benchmarking and fuzzing log2csv. The mix looks like a
  * build: thousands of processes with a few threads each, a few thousand sites in
  * objects with long paths (some needing CSV quotes), both paths, early calls,

@@ -28,7 +28,7 @@ if [ "${KEEP:-0}" != 1 ]; then
     trap 'rm -rf "$work"' EXIT
     trap 'exit 130' INT TERM # through the EXIT trap: gigabytes are not left behind
 fi
-${CC:-cc} -O2 -Wall -Wextra -I"$here/../stats" -o "$work/gen_log" "$here/gen_log.c"
+${CC:-cc} -O2 -Wall -Wextra -I"$here/../common" -o "$work/gen_log" "$here/gen_log.c"
 echo "generating $entries entries in $work"
 "$work/gen_log" "$work" "$entries"
 echo "log: $(wc -c < "$work/syscall-log.bin") bytes; $(nproc) CPUs; $(uname -r)"

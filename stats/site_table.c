@@ -1,5 +1,7 @@
 #include "site_table.h"
 
+#include "grow_array.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,12 +45,7 @@ struct site_record *site_table_get(struct site_table *t, uint64_t addr)
 	for (s = slot_of(addr, t->nslots); t->slots[s]; s = (s + 1) & (t->nslots - 1))
 		if (t->sites[t->slots[s] - 1].addr == addr)
 			return &t->sites[t->slots[s] - 1];
-	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 16;
-		t->sites = realloc(t->sites, t->cap * sizeof(*t->sites));
-		if (!t->sites)
-			abort();
-	}
+	t->sites = grow_array(t->sites, &t->cap, t->n, sizeof(*t->sites));
 	t->sites[t->n] = (struct site_record){ .addr = addr, .syscall = SITE_SYSCALL_UNSET, .offset = addr };
 	t->slots[s] = (uint32_t)++t->n;
 	if (2 * t->n > t->nslots)

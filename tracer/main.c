@@ -16,10 +16,10 @@
 #include "library.h"
 #include "objects.h"
 #include "options.h"
+#include "output_dir.h"
 #include "patching.h"
 #include "placement.h"
 #include "procfs.h"
-#include "report.h"
 #include "shared_region.h"
 #include "signals.h"
 #include "syscall_log.h"
@@ -83,7 +83,7 @@ static int command_exit_status(const struct run_result *r)
 int main(int argc, char **argv)
 {
 	struct options opt;
-	struct report report;
+	struct output_dir out;
 	struct run_result run = { 0 };
 	struct rusage ru;
 	char err[512], *path;
@@ -101,20 +101,20 @@ int main(int argc, char **argv)
 			status == EXIT_NOT_FOUND ? "command not found" : strerror(errno));
 		return status;
 	}
-	if (report_open(&report, opt.output_dir, err, sizeof(err)) < 0) {
+	if (output_dir_open(&out, opt.output_dir, err, sizeof(err)) < 0) {
 		fprintf(stderr, "systrace: %s\n", err);
 		free(path);
 		return EXIT_SYSTRACE_FAILED;
 	}
 	if (opt.log && !syscall_log_open(opt.output_dir, err, sizeof(err))) {
 		fprintf(stderr, "systrace: %s\n", err);
-		report_discard(&report);
+		output_dir_discard(&out);
 		free(path);
 		return EXIT_SYSTRACE_FAILED;
 	}
 	if (!library_setup(opt.patch, opt.region_slots, opt.log, err, sizeof(err))) {
 		fprintf(stderr, "systrace: %s\n", err);
-		report_discard(&report);
+		output_dir_discard(&out);
 		free(path);
 		return EXIT_SYSTRACE_FAILED;
 	}
@@ -122,19 +122,19 @@ int main(int argc, char **argv)
 	libc_calls_setup(opt.libc_calls);
 	signals_setup();
 	placement_start(); /* after signals_setup: the command gets the inherited SIGALRM */
-	tasks_set_report(&report);
+	tasks_set_output_dir(&out);
 	/* a thread's waiting log entry before the in-process ones its slot holds */
 	tasks_on_thread_leave(syscall_log_unfinished);
 	tasks_on_thread_leave(library_thread_ends);
 	tasks_on_image_complete(library_image_complete);
 	tasks_on_image_complete(libc_calls_complete);
 	if (opt.patch != PATCH_OFF)
-		measure_costs(&report.totals);
+		measure_costs(&out.totals);
 	start_ns = monotonic_ns();
 	root = launch_command(path, opt.command, SYSTRACE_GATE_SYSCALL_IP);
 	if (root < 0) {
 		fprintf(stderr, "systrace: cannot start %s: %s\n", path, strerror(errno));
-		report_discard(&report);
+		output_dir_discard(&out);
 		free(path);
 		return EXIT_SYSTRACE_FAILED;
 	}
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
 	objects_free_all();
 	region_destroy();
 	if (!close_log(opt.log)) {
-		report_discard(&report);
+		output_dir_discard(&out);
 		free(path);
 		return EXIT_SYSTRACE_FAILED;
 	}
@@ -158,20 +158,20 @@ int main(int argc, char **argv)
 
 		if (run.root_exec_errno)
 			fprintf(stderr, "systrace: cannot execute %s: %s\n", path, strerror(run.root_exec_errno));
-		report_discard(&report);
+		output_dir_discard(&out);
 		free(path);
 		return status;
 	}
 	free(path);
 	getrusage(RUSAGE_SELF, &ru);
-	report.totals.wall_ns = monotonic_ns() - start_ns;
-	report.totals.tracer_cpu_ns = tracer_cpu_ns(&ru);
+	out.totals.wall_ns = monotonic_ns() - start_ns;
+	out.totals.tracer_cpu_ns = tracer_cpu_ns(&ru);
 	/* VmHWM, not ru_maxrss: Linux carries the parent's peak across fork and execve
 	 * into that one */
-	procfs_status_u64(getpid(), "VmHWM", 10, &report.totals.tracer_maxrss_kb);
+	procfs_status_u64(getpid(), "VmHWM", 10, &out.totals.tracer_maxrss_kb);
 	if (opt.show_perf_stats)
-		summary_print(stderr, &report.totals);
-	if (report_commit(&report, err, sizeof(err)) < 0) {
+		summary_print(stderr, &out.totals);
+	if (output_dir_commit(&out, err, sizeof(err)) < 0) {
 		fprintf(stderr, "systrace: %s\n", err);
 		return EXIT_SYSTRACE_FAILED;
 	}

@@ -10,7 +10,7 @@
 #define THREAD_BUCKETS 4096
 static struct thread *threads[THREAD_BUCKETS];
 static struct image *unwritten;
-static struct report *report;
+static struct output_dir *output;
 
 #define MAX_HOOKS 4
 static thread_hook *thread_leave_hooks[MAX_HOOKS];
@@ -105,7 +105,7 @@ static void image_write(struct image *img)
 	img->rec.sites = img->sites.sites;
 	img->rec.nsites = img->sites.n;
 	if (!img->hidden)
-		report_image(report, &img->rec);
+		output_dir_image(output, &img->rec);
 	if (img->prev)
 		img->prev->next = img->next;
 	else
@@ -222,9 +222,9 @@ void image_name_sites(struct image *img, pid_t tid, struct site_record *extra)
 	objects_end();
 }
 
-void tasks_set_report(struct report *r)
+void tasks_set_output_dir(struct output_dir *d)
 {
-	report = r;
+	output = d;
 }
 
 void tasks_flush_all(void)

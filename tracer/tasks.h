@@ -11,8 +11,8 @@
 #include "addr_space.h"
 #include "image_record.h"
 #include "log_format.h"
+#include "output_dir.h"
 #include "perf_counters.h"
-#include "report.h"
 #include "site_table.h"
 
 struct libc_view;
@@ -118,7 +118,7 @@ void tasks_on_image_complete(image_hook *fn);
 bool thread_alone_in_memory(const struct thread *t);
 
 /* Where ended images are written. */
-void tasks_set_report(struct report *r);
+void tasks_set_output_dir(struct output_dir *d);
 /* Ends every image still alive as running and writes them all out. */
 void tasks_flush_all(void);
 

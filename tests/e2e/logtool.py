@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reading the temporal log (stats/log_format.h) on its own, for the end-to-end tests:
+"""Reading the temporal log (common/log_format.h) on its own, for the end-to-end tests:
 an independent reader of the binary file, to hold the tracer and the converter to.
 
   logtool.py check DIR

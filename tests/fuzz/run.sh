@@ -8,7 +8,7 @@ build=$1
 seconds=$2
 dir=$build/fuzz
 seeds=$dir/seeds
-cc -O2 -Istats -o "$dir/gen_log" bench/gen_log.c
+cc -O2 -Icommon -o "$dir/gen_log" bench/gen_log.c
 rm -rf "$seeds"
 mkdir -p "$seeds" "$dir/corpus"
 work=$(mktemp -d)

@@ -3,6 +3,7 @@
 
 #include <check.h>
 
+Suite *grow_array_suite(void);
 Suite *csv_suite(void);
 Suite *csv_read_suite(void);
 Suite *analyses_suite(void);

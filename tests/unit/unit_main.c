@@ -9,6 +9,7 @@ int main(void)
 	SRunner *runner = srunner_create(csv_suite());
 	int failed;
 
+	srunner_add_suite(runner, grow_array_suite());
 	srunner_add_suite(runner, csv_read_suite());
 	srunner_add_suite(runner, analyses_suite());
 	srunner_add_suite(runner, trace_export_suite());

@@ -1,5 +1,7 @@
 #include "csv_read.h"
 
+#include "grow_array.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +24,7 @@ void csv_reader_free(struct csv_reader *r)
 
 static void put_char(struct csv_reader *r, size_t *len, char c)
 {
-	if (*len == r->cap) {
-		r->cap = r->cap ? r->cap * 2 : 256;
-		r->buf = realloc(r->buf, r->cap);
-		if (!r->buf)
-			abort();
-	}
+	r->buf = grow_array(r->buf, &r->cap, *len, 1);
 	r->buf[(*len)++] = c;
 }
 
@@ -36,12 +33,7 @@ static void put_char(struct csv_reader *r, size_t *len, char c)
 static void end_field(struct csv_reader *r, size_t *len, size_t start)
 {
 	put_char(r, len, '\0');
-	if (r->nfields == r->fields_cap) {
-		r->fields_cap = r->fields_cap ? r->fields_cap * 2 : 16;
-		r->fields = realloc(r->fields, r->fields_cap * sizeof(*r->fields));
-		if (!r->fields)
-			abort();
-	}
+	r->fields = grow_array(r->fields, &r->fields_cap, r->nfields, sizeof(*r->fields));
 	r->fields[r->nfields++] = (char *)(uintptr_t)start;
 }
 

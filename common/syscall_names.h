@@ -1,5 +1,5 @@
 /* Syscall numbers and names per ABI; the name tables are generated from the kernel
- * headers at build time (stats/gen-syscall-names.sh). */
+ * headers at build time (common/gen-syscall-names.sh). */
 #ifndef SYSTRACE_SYSCALL_NAMES_H
 #define SYSTRACE_SYSCALL_NAMES_H
 

@@ -1,4 +1,4 @@
-/* The subcommands of systrace-stats (tools/systrace-stats.c): each takes the
+/* The subcommands of systrace-stats (main.c): each takes the
  * arguments after its name and returns the exit status (0, 1 on bad data, 2 on bad
  * usage). */
 #ifndef SYSTRACE_COMMANDS_H

@@ -1,4 +1,4 @@
-#include "report.h"
+#include "output_dir.h"
 
 #include "amortization.h"
 
@@ -8,11 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const file_names[REPORT_FILES] = {
-	[REPORT_PROCESSES] = "processes.csv",
-	[REPORT_SYSCALLS] = "syscalls.csv",
-	[REPORT_SITES] = "sites.csv",
-	[REPORT_SUMMARY] = "summary.csv",
+static const char *const file_names[OUTPUT_FILES] = {
+	[OUTPUT_PROCESSES] = "processes.csv",
+	[OUTPUT_SYSCALLS] = "syscalls.csv",
+	[OUTPUT_SITES] = "sites.csv",
+	[OUTPUT_SUMMARY] = "summary.csv",
 };
 
 static const char *const processes_header[] = {
@@ -29,18 +29,18 @@ static const char *const sites_header[] = {
 	"pid", "image", "object", "offset", "symbol", "syscall", "state", "ptraced",
 	"inprocess", "address", "patch_ns", "break_even", "amortized", "patched_ns", "libc_function", "libc_functions", NULL
 };
-static const char *const *const headers[REPORT_FILES] = {
-	[REPORT_PROCESSES] = processes_header,
-	[REPORT_SYSCALLS] = syscalls_header,
-	[REPORT_SITES] = sites_header,
+static const char *const *const headers[OUTPUT_FILES] = {
+	[OUTPUT_PROCESSES] = processes_header,
+	[OUTPUT_SYSCALLS] = syscalls_header,
+	[OUTPUT_SITES] = sites_header,
 };
 static const char *const abi_names[ABI_COUNT] = { "x86_64", "i386", "x32" };
 
-static char *path_in(const struct report *r, enum report_file which, bool partial)
+static char *path_in(const struct output_dir *d, enum output_file which, bool partial)
 {
 	char *path;
 
-	if (asprintf(&path, "%s/%s%s%s", r->dir, partial ? "." : "", file_names[which],
+	if (asprintf(&path, "%s/%s%s%s", d->dir, partial ? "." : "", file_names[which],
 		     partial ? ".partial" : "") < 0)
 		abort();
 	return path;
@@ -65,29 +65,29 @@ static int make_dirs(const char *dir)
 	return ret;
 }
 
-int report_open(struct report *r, const char *dir, char *err, size_t errlen)
+int output_dir_open(struct output_dir *d, const char *dir, char *err, size_t errlen)
 {
-	memset(r, 0, sizeof(*r));
-	r->dir = strdup(dir);
+	memset(d, 0, sizeof(*d));
+	d->dir = strdup(dir);
 	if (make_dirs(dir) < 0) {
 		snprintf(err, errlen, "cannot create output folder '%s': %s", dir, strerror(errno));
-		free(r->dir);
+		free(d->dir);
 		return -1;
 	}
-	for (int i = 0; i < REPORT_FILES; i++) {
-		char *path = path_in(r, i, true);
+	for (int i = 0; i < OUTPUT_FILES; i++) {
+		char *path = path_in(d, i, true);
 
 		/* close-on-exec: the traced command must not inherit them */
-		r->file[i] = fopen(path, "we");
+		d->file[i] = fopen(path, "we");
 		free(path);
-		if (!r->file[i]) {
+		if (!d->file[i]) {
 			snprintf(err, errlen, "cannot write to output folder '%s': %s", dir, strerror(errno));
-			report_discard(r);
+			output_dir_discard(d);
 			return -1;
 		}
-		r->csv[i].file = r->file[i];
+		d->csv[i].file = d->file[i];
 		if (headers[i])
-			csv_header(&r->csv[i], headers[i]);
+			csv_header(&d->csv[i], headers[i]);
 	}
 	return 0;
 }
@@ -238,32 +238,32 @@ static void write_site_rows(struct csv_writer *w, const struct image_record *img
 	}
 }
 
-void report_image(struct report *r, const struct image_record *img)
+void output_dir_image(struct output_dir *d, const struct image_record *img)
 {
-	write_process_row(&r->csv[REPORT_PROCESSES], img, &r->totals);
-	write_syscall_rows(&r->csv[REPORT_SYSCALLS], img);
-	write_site_rows(&r->csv[REPORT_SITES], img, &r->totals);
-	totals_add_image(&r->totals, img);
+	write_process_row(&d->csv[OUTPUT_PROCESSES], img, &d->totals);
+	write_syscall_rows(&d->csv[OUTPUT_SYSCALLS], img);
+	write_site_rows(&d->csv[OUTPUT_SITES], img, &d->totals);
+	totals_add_image(&d->totals, img);
 }
 
-int report_commit(struct report *r, char *err, size_t errlen)
+int output_dir_commit(struct output_dir *d, char *err, size_t errlen)
 {
 	int ret = 0;
 
-	summary_write_csv(r->file[REPORT_SUMMARY], &r->totals);
-	for (int i = 0; i < REPORT_FILES; i++) {
-		int flushed = fflush(r->file[i]), saved = errno;
+	summary_write_csv(d->file[OUTPUT_SUMMARY], &d->totals);
+	for (int i = 0; i < OUTPUT_FILES; i++) {
+		int flushed = fflush(d->file[i]), saved = errno;
 
-		if ((flushed != 0 || ferror(r->file[i])) && ret == 0) {
+		if ((flushed != 0 || ferror(d->file[i])) && ret == 0) {
 			/* a write error earlier leaves ferror set with no errno of its own */
-			snprintf(err, errlen, "cannot write %s/%s: %s", r->dir, file_names[i],
+			snprintf(err, errlen, "cannot write %s/%s: %s", d->dir, file_names[i],
 				 flushed != 0 ? strerror(saved) : "write error");
 			ret = -1;
 		}
 	}
 	/* summary.csv is renamed last: its presence says the others are complete */
-	for (int i = 0; ret == 0 && i < REPORT_FILES; i++) {
-		char *from = path_in(r, i, true), *to = path_in(r, i, false);
+	for (int i = 0; ret == 0 && i < OUTPUT_FILES; i++) {
+		char *from = path_in(d, i, true), *to = path_in(d, i, false);
 
 		if (rename(from, to) < 0) {
 			snprintf(err, errlen, "cannot rename %s to %s: %s", from, to, strerror(errno));
@@ -273,26 +273,26 @@ int report_commit(struct report *r, char *err, size_t errlen)
 		free(to);
 	}
 	if (ret < 0) {
-		report_discard(r);
+		output_dir_discard(d);
 		return -1;
 	}
-	for (int i = 0; i < REPORT_FILES; i++)
-		fclose(r->file[i]);
-	free(r->dir);
+	for (int i = 0; i < OUTPUT_FILES; i++)
+		fclose(d->file[i]);
+	free(d->dir);
 	return 0;
 }
 
-void report_discard(struct report *r)
+void output_dir_discard(struct output_dir *d)
 {
-	for (int i = 0; i < REPORT_FILES; i++) {
-		char *path = path_in(r, i, true);
+	for (int i = 0; i < OUTPUT_FILES; i++) {
+		char *path = path_in(d, i, true);
 
-		if (r->file[i])
-			fclose(r->file[i]);
-		r->file[i] = NULL;
+		if (d->file[i])
+			fclose(d->file[i]);
+		d->file[i] = NULL;
 		unlink(path);
 		free(path);
 	}
-	free(r->dir);
-	r->dir = NULL;
+	free(d->dir);
+	d->dir = NULL;
 }

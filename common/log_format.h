@@ -1,6 +1,6 @@
 /* The temporal log (--log): DIR/syscall-log.bin, a 64-byte header then one flat
  * 32-byte entry per syscall, and DIR/syscall-log-sites.csv naming the sites the
- * entries refer to. The tracer writes both; stats/ reads them (log2csv, export).
+ * entries refer to. The tracer writes both; systrace-stats reads them (log2csv, export).
  *
  * Entries are in time order per thread (each thread's in-process entries are moved
  * from its buffer to the file before any later entry of its own is written), not

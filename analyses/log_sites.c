@@ -40,8 +40,7 @@ static size_t keep(struct loading *l, const char *s)
 {
 	size_t len = strlen(s) + 1, at = l->strings_len;
 
-	while (l->strings_cap < at + len)
-		l->strings = grow_array(l->strings, &l->strings_cap, l->strings_cap, 1);
+	l->strings = grow_array_to(l->strings, &l->strings_cap, at + len, 1);
 	memcpy(l->strings + at, s, len);
 	l->strings_len += len;
 	return at;
