@@ -36,7 +36,7 @@ PROGRAMS    := $(PROGRAM_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%) \
 
 obj = $(addprefix $(BUILD)/$(1)/,$(addsuffix .o,$(basename $(2))))
 
-.PHONY: all deps check check-unit check-e2e stress install clean demo bench bench-inprocess bench-log2csv programs fuzz fuzz-deps
+.PHONY: all deps check check-static check-unit check-e2e stress install clean demo bench bench-inprocess bench-log2csv programs fuzz fuzz-deps
 all: $(BUILD)/systrace $(BUILD)/libsystrace.so $(BUILD)/systrace-stats
 
 # Install missing dependencies once (apt-get; see scripts/install-deps.sh).
@@ -100,7 +100,10 @@ $(BUILD)/tests/programs/%: tests/programs/%.c $(wildcard tests/programs/*.h)
 	@mkdir -p $(@D)
 	$(CC) -O1 -g $(WARN) -pthread $(if $(findstring _static,$*),-static) -o $@ $<
 
-check: check-unit check-e2e
+check: check-static check-unit check-e2e
+# no include cycle among the modules of a folder (their layers: docs/architecture.md)
+check-static:
+	for d in common patcher stats tracer analyses; do python3 tests/static/include_layers.py $$d || exit 1; done
 check-unit: $(BUILD)/unit-tests $(BUILD)/asan/unit-tests
 	$(BUILD)/unit-tests
 	$(BUILD)/asan/unit-tests

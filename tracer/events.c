@@ -433,33 +433,12 @@ static void on_death(struct thread *t, int status)
 	}
 }
 
-/* The kind of a stop that is not a seccomp one (on_seccomp counts those once it
- * knows the call): the exit stop of a failed execve belongs to the execve. */
-static enum stop_kind stop_kind_of(const struct thread *t, int event, int sig)
-{
-	switch (event) {
-	case PTRACE_EVENT_FORK:
-	case PTRACE_EVENT_VFORK:
-	case PTRACE_EVENT_CLONE:
-	case PTRACE_EVENT_EXEC:
-	case PTRACE_EVENT_EXIT:
-		return STOP_LIFECYCLE;
-	case PTRACE_EVENT_STOP:
-		return t->state == THREAD_AWAIT_INITIAL_STOP ? STOP_LIFECYCLE : STOP_OTHER;
-	case 0:
-		return sig == (SIGTRAP | 0x80) && t->exec_index >= 0 ? STOP_LIFECYCLE : STOP_OTHER;
-	default:
-		return STOP_OTHER;
-	}
-}
-
 static void dispatch(pid_t tid, int status)
 {
 	struct thread *t = thread_find(tid);
 	int event = (unsigned)status >> 16, sig;
 	bool interrupted;
 
-	result->ptrace_stops++;
 	if (t && t->gone) {
 		/* its tid was reused before its creator's event came */
 		thread_remove(t);
@@ -487,7 +466,7 @@ static void dispatch(pid_t tid, int status)
 		return;
 	}
 	if (event != PTRACE_EVENT_SECCOMP)
-		count_stop(t->img, stop_kind_of(t, event, sig));
+		count_stop(t->img, stop_kind_of(event, sig, t->state == THREAD_AWAIT_INITIAL_STOP, t->exec_index >= 0));
 	switch (event) {
 	case PTRACE_EVENT_SECCOMP: on_seccomp(t); break;
 	case PTRACE_EVENT_FORK:

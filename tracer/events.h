@@ -11,7 +11,6 @@ struct run_result {
 	int root_exec_errno;   /* why it failed, when it did */
 	int root_status;       /* wait status of the command's last image */
 	bool root_status_known;
-	uint64_t ptrace_stops;
 };
 
 /* Traces root (seized, about to execve the command) and all it starts. */

@@ -11,7 +11,6 @@
 /* The kernel's internal restart codes (include/linux/errno.h). */
 enum { ERESTARTSYS = 512, ERESTARTNOINTR = 513, ERESTARTNOHAND = 514, ERESTART_RESTARTBLOCK = 516 };
 
-
 /* The site a trap at addr of t's memory stands for (as_site_of). */
 static uint64_t site_of(const struct thread *t, uint64_t addr)
 {
@@ -24,28 +23,57 @@ bool restart_is_code(long ret)
 	       || ret == -ERESTART_RESTARTBLOCK;
 }
 
+void restart_rule_signal(struct thread *t, long nr, long ret, uint64_t site, bool caught)
+{
+	/* nr is -1 outside a syscall, where ret is the program's own data */
+	if (nr < 0 || !restart_is_code(ret)) {
+		/* A handler that runs before a pending restart (a signal arriving right
+		 * after rt_sigreturn) makes its own calls first; its frame returns to the
+		 * call if the restart still stands. */
+		if (t->restart == RESTART_NEXT && caught)
+			t->restart = RESTART_IF_FRAME_SAYS;
+		return;
+	}
+	t->restart_site = site;
+	t->restart_nr = nr;
+	t->restart_is_reissue = false;
+	/* Without a handler every restart code enters the call again; with one, it
+	 * depends on the code and SA_RESTART, which the handler's frame will show. */
+	t->restart = caught ? RESTART_IF_FRAME_SAYS : RESTART_NEXT;
+}
+
+void restart_rule_interrupt(struct thread *t, long nr, long ret, uint64_t site, bool at_gate)
+{
+	/* calls through the gate restart there, untraced: not seen again */
+	if (nr < 0 || !restart_is_code(ret) || at_gate)
+		return;
+	t->restart = RESTART_NEXT;
+	t->restart_site = site;
+	t->restart_nr = nr;
+	t->restart_is_reissue = false;
+}
+
+void restart_rule_frame(struct thread *t, long saved_rax, uint64_t rip_site, uint64_t before_rip_site)
+{
+	if (t->restart != RESTART_IF_FRAME_SAYS)
+		return;
+	/* Back to the call: it is entered again. Back past it with EINTR: it
+	 * returned. Anything else: this handler interrupted another one (two
+	 * signals; the other may even be at the same site, glibc's syscall()), whose
+	 * own rt_sigreturn will tell. */
+	if (rip_site == t->restart_site && saved_rax == t->restart_nr)
+		t->restart = RESTART_NEXT;
+	else if (before_rip_site == t->restart_site && saved_rax == -EINTR)
+		t->restart = RESTART_NONE;
+}
 
 void restart_note_signal(struct thread *t, int sig)
 {
 	struct user_regs_struct regs;
 
-	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
-		return;
-	/* orig_rax is -1 outside a syscall, where rax holds the program's own data */
-	if ((long)regs.orig_rax < 0 || !restart_is_code((long)regs.rax)) {
-		/* A handler that runs before a pending restart (a signal arriving right
-		 * after rt_sigreturn) makes its own calls first; its frame returns to the
-		 * call if the restart still stands. */
-		if (t->restart == RESTART_NEXT && procfs_signal_caught(t->tid, sig))
-			t->restart = RESTART_IF_FRAME_SAYS;
-		return;
-	}
-	t->restart_site = site_of(t, regs.rip - 2);
-	t->restart_nr = (long)regs.orig_rax;
-	t->restart_is_reissue = false;
-	/* Without a handler every restart code enters the call again; with one, it
-	 * depends on the code and SA_RESTART, which the handler's frame will show. */
-	t->restart = procfs_signal_caught(t->tid, sig) ? RESTART_IF_FRAME_SAYS : RESTART_NEXT;
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) == 0)
+		restart_rule_signal(t, (long)regs.orig_rax, (long)regs.rax, site_of(t, regs.rip - 2),
+				    procfs_signal_caught(t->tid, sig));
 }
 
 /* Whether a signal the thread does not block is waiting for it. */
@@ -75,12 +103,8 @@ void restart_note_interrupt(struct thread *t, bool ours)
 		regs.rax = (uint64_t)-ERESTARTNOINTR; /* counted as the restart it now is */
 		regs.rip += 2;
 	}
-	if (!restart_is_code((long)regs.rax) || regs.rip == SYSTRACE_GATE_SYSCALL_IP)
-		return;
-	t->restart = RESTART_NEXT;
-	t->restart_site = site_of(t, regs.rip - 2);
-	t->restart_nr = (long)regs.orig_rax;
-	t->restart_is_reissue = false;
+	restart_rule_interrupt(t, (long)regs.orig_rax, (long)regs.rax, site_of(t, regs.rip - 2),
+			       regs.rip == SYSTRACE_GATE_SYSCALL_IP);
 }
 
 void restart_note_sigreturn(struct thread *t, uint64_t stack_pointer)
@@ -92,18 +116,10 @@ void restart_note_sigreturn(struct thread *t, uint64_t stack_pointer)
 
 	if (t->restart != RESTART_IF_FRAME_SAYS)
 		return;
-	if (process_vm_readv(t->tid, local, 2, remote, 2, 0) != 16) {
+	if (process_vm_readv(t->tid, local, 2, remote, 2, 0) != 16)
 		t->restart = RESTART_NONE;
-		return;
-	}
-	/* Back to the call: it is entered again. Back past it with EINTR: it
-	 * returned. Anything else: this handler interrupted another one (two
-	 * signals; the other may even be at the same site, glibc's syscall()), whose
-	 * own rt_sigreturn will tell. */
-	if (site_of(t, saved[1]) == t->restart_site && (long)saved[0] == t->restart_nr)
-		t->restart = RESTART_NEXT;
-	else if (site_of(t, saved[1] - 2) == t->restart_site && (long)saved[0] == -EINTR)
-		t->restart = RESTART_NONE;
+	else
+		restart_rule_frame(t, (long)saved[0], site_of(t, saved[1]), site_of(t, saved[1] - 2));
 }
 
 void restart_expect_reissue(struct thread *t, uint64_t site, long raw_nr)

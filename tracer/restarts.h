@@ -40,4 +40,15 @@ void restart_expect_reissue(struct thread *t, uint64_t site, long raw_nr);
  * (raw_nr as the kernel reports it; is_restart_syscall for restart_syscall). */
 bool restart_is_repeat(struct thread *t, uint64_t site, long raw_nr, bool is_restart_syscall);
 
+/* The rules behind the restart_note_* above, on what they read of the thread (pure,
+ * for the unit tests): nr is orig_rax (-1 outside a syscall), ret rax, and a site
+ * the site of an address as as_site_of gives it. */
+/* At a signal-delivery stop; caught: the thread has a handler for the signal. */
+void restart_rule_signal(struct thread *t, long nr, long ret, uint64_t site, bool caught);
+/* At an interrupt or group stop (at_gate: the call was made through the gate). */
+void restart_rule_interrupt(struct thread *t, long nr, long ret, uint64_t site, bool at_gate);
+/* At rt_sigreturn: the frame holds saved_rax and a rip whose site is rip_site, and
+ * whose site two bytes back (the syscall it returns past) is before_rip_site. */
+void restart_rule_frame(struct thread *t, long saved_rax, uint64_t rip_site, uint64_t before_rip_site);
+
 #endif

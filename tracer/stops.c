@@ -1,10 +1,31 @@
 #include "stops.h"
 
+#include <signal.h>
+#include <sys/ptrace.h>
+
 #include "syscall_names.h"
 
 static const char *const lifecycle_names[] = {
 	"fork", "vfork", "clone", "clone3", "execve", "execveat", "exit", "exit_group",
 };
+
+enum stop_kind stop_kind_of(int event, int sig, bool first_stop, bool in_execve)
+{
+	switch (event) {
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+	case PTRACE_EVENT_EXEC:
+	case PTRACE_EVENT_EXIT:
+		return STOP_LIFECYCLE;
+	case PTRACE_EVENT_STOP:
+		return first_stop ? STOP_LIFECYCLE : STOP_OTHER;
+	case 0:
+		return sig == (SIGTRAP | 0x80) && in_execve ? STOP_LIFECYCLE : STOP_OTHER;
+	default:
+		return STOP_OTHER;
+	}
+}
 
 void count_stop(struct image *img, enum stop_kind kind)
 {

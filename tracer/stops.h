@@ -18,6 +18,12 @@ enum stop_kind {
 	STOP_OTHER,
 };
 
+/* The kind of a stop that is not a seccomp one (those are counted once their call is
+ * known): ptrace's event (0 for a signal or syscall stop) and signal; first_stop:
+ * the thread's attach stop; in_execve: the thread is in an execve (its exit stop,
+ * of a failed one, belongs to it). */
+enum stop_kind stop_kind_of(int event, int sig, bool first_stop, bool in_execve);
+
 /* Counts one stop of img: ptrace_stops and the one part of its split. */
 void count_stop(struct image *img, enum stop_kind kind);
 
