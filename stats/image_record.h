@@ -52,11 +52,28 @@ struct site_record {
 
 enum image_end { IMAGE_RUNNING, IMAGE_EXITED, IMAGE_SIGNALED, IMAGE_EXECED };
 
+/* The preloaded library in an image: processes.csv's library column, `ready` or why
+ * not (docs/output.md). */
+enum image_library {
+	LIBRARY_IS_OFF,             /* --patch=off: none was given */
+	LIBRARY_IS_ABSENT,          /* it never spoke: a static program, no LD_PRELOAD */
+	LIBRARY_IS_READY,
+	LIBRARY_IS_REGION_UNREACHABLE, /* it could not open or map the region */
+	LIBRARY_IS_GATE_TAKEN,      /* something else is mapped at the gate address */
+	LIBRARY_IS_REGION_FULL,     /* no counter slot was free */
+	LIBRARY_IS_PROGRAM_SETS_GS, /* the program took %gs for itself */
+	LIBRARY_IS_THREADS_BEFORE,  /* threads ran before it was ready */
+	IMAGE_LIBRARY_COUNT
+};
+
+/* Its name in processes.csv ("gate-address-taken"). */
+const char *image_library_name(enum image_library l);
+
 struct image_record {
 	pid_t pid, ppid;
 	unsigned image;         /* 0 when created by fork, +1 at each execve */
 	const char *exe;
-	const char *library;    /* the preloaded library: "ready", or why not (processes.csv) */
+	enum image_library library;
 	uint64_t start_ns, end_ns;           /* CLOCK_MONOTONIC */
 	bool times_known;
 	uint64_t user_ns, sys_ns;

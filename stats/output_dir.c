@@ -92,6 +92,22 @@ int output_dir_open(struct output_dir *d, const char *dir, char *err, size_t err
 	return 0;
 }
 
+const char *image_library_name(enum image_library l)
+{
+	static const char *const names[IMAGE_LIBRARY_COUNT] = {
+		[LIBRARY_IS_OFF] = "off",
+		[LIBRARY_IS_ABSENT] = "absent",
+		[LIBRARY_IS_READY] = "ready",
+		[LIBRARY_IS_REGION_UNREACHABLE] = "region-unreachable",
+		[LIBRARY_IS_GATE_TAKEN] = "gate-address-taken",
+		[LIBRARY_IS_REGION_FULL] = "region-full",
+		[LIBRARY_IS_PROGRAM_SETS_GS] = "program-sets-gs",
+		[LIBRARY_IS_THREADS_BEFORE] = "threads-before-library",
+	};
+
+	return (unsigned)l < IMAGE_LIBRARY_COUNT ? names[l] : "";
+}
+
 static void write_exit(struct csv_writer *w, const struct image_record *img)
 {
 	char buf[32];
@@ -142,7 +158,7 @@ static void write_process_row(struct csv_writer *w, const struct image_record *i
 	csv_u64(w, img->ptrace_stops);
 	csv_u64(w, img->end_ns - img->start_ns);
 	csv_u64(w, img->restarted);
-	csv_str(w, img->library ? img->library : "");
+	csv_str(w, image_library_name(img->library));
 	csv_u64(w, img->stops_lifecycle);
 	csv_u64(w, img->stops_early);
 	csv_u64(w, img->stops_late);

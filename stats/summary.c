@@ -52,9 +52,9 @@ void totals_add_image(struct totals *t, const struct image_record *r)
 	t->ptrace_stops_early += r->stops_early;
 	t->ptrace_stops_late += r->stops_late;
 	t->syscalls_restarted += r->restarted;
-	if (r->library && strcmp(r->library, "ready") == 0)
+	if (r->library == LIBRARY_IS_READY)
 		t->processes_library_ready++;
-	else if (r->library && strcmp(r->library, "off") != 0)
+	else if (r->library != LIBRARY_IS_OFF)
 		t->processes_without_library++;
 }
 

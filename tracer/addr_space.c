@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grow_array.h"
 
 static void *xcalloc(size_t n, size_t size)
 {
@@ -96,15 +97,11 @@ struct patch *as_patch_of(struct addr_space *as, const struct site_record *s)
 	size_t i = (size_t)(s - as->sites.sites);
 
 	if (as->sites.n > as->cap_patches) {
-		size_t cap = as->cap_patches ? 2 * as->cap_patches : 16;
+		size_t had = as->cap_patches;
 
-		while (cap < as->sites.n)
-			cap *= 2;
-		as->patches = realloc(as->patches, cap * sizeof(*as->patches));
-		if (!as->patches)
-			abort();
-		memset(as->patches + as->cap_patches, 0, (cap - as->cap_patches) * sizeof(*as->patches));
-		as->cap_patches = cap;
+		as->patches = grow_array_to(as->patches, &as->cap_patches, as->sites.n, sizeof(*as->patches));
+		/* a new site's patch starts unplanned */
+		memset(as->patches + had, 0, (as->cap_patches - had) * sizeof(*as->patches));
 	}
 	return &as->patches[i];
 }

@@ -19,6 +19,7 @@
 #include "procfs.h"
 #include "region.h"
 #include "signals.h"
+#include "tracee_wait.h"
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -82,31 +83,23 @@ static inline void inprocess_getppid(void)
 			 : "rcx", "r11", "memory", "cc");
 }
 
-/* CLOCK_MONOTONIC through the vDSO: no syscall, so no stop (the tracer checks). */
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void measure(struct batches *b)
 {
 	for (int i = 0; i < WARMUP_CALLS; i++) {
 		stopping_getppid();
 		inprocess_getppid();
 	}
-	/* interleaved, so that a slow moment of the machine falls on both alike */
+	/* interleaved, so that a slow moment of the machine falls on both alike; the
+	 * clock is the vDSO's: no syscall, so no stop (the tracer checks) */
 	for (int i = 0; i < BATCHES; i++) {
-		uint64_t t0 = now_ns(), t1, t2;
+		uint64_t t0 = monotonic_ns(), t1, t2;
 
 		for (int k = 0; k < STOP_CALLS; k++)
 			stopping_getppid();
-		t1 = now_ns();
+		t1 = monotonic_ns();
 		for (int k = 0; k < INPROCESS_CALLS; k++)
 			inprocess_getppid();
-		t2 = now_ns();
+		t2 = monotonic_ns();
 		b->stop_ns[i] = t1 - t0;
 		b->inprocess_ns[i] = t2 - t1;
 	}
@@ -151,11 +144,8 @@ static bool trace_child(pid_t pid, struct seen *seen)
 {
 	for (;;) {
 		int status, event;
-		pid_t got = waitpid(pid, &status, __WALL);
 
-		if (got < 0 && errno == EINTR) /* placement.c's timer */
-			continue;
-		if (got < 0)
+		if (!tracee_wait(pid, &status))
 			return false;
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
 			seen->status = status;
@@ -226,8 +216,7 @@ static bool follow_child(pid_t pid, int sync_fd, int out_fd, struct batches *b, 
 	    || write(sync_fd, "g", 1) != 1) {
 		snprintf(err, errlen, "cannot trace the measuring child: %s", strerror(errno));
 		kill(pid, SIGKILL);
-		while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
-			;
+		tracee_wait(pid, &(int){ 0 });
 		return false;
 	}
 	if (!trace_child(pid, &seen)) {

@@ -15,7 +15,7 @@
 #include "tasks.h"
 
 /* At t's exec event, t the only thread of its new image. False when t stopped
- * for something else meanwhile (a signal): its status waits in patching's queue
+ * for something else meanwhile (a signal): its status is held (held_statuses.h)
  * and it must not be resumed now. */
 bool early_on_exec(struct thread *t);
 

@@ -266,7 +266,7 @@ static void on_syscall_exit(struct thread *t, bool interrupted)
 	struct __ptrace_syscall_info info = { 0 }; /* zeroed: valgrind does not know this request writes it */
 	bool known = ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) > 0;
 
-	/* patching.c's interrupt, taken by this stop (no stop event follows): a
+	/* write_protocol.c's interrupt, taken by this stop (no stop event follows): a
 	 * call that gave up for it is made again, as at that event. Taken by the entry
 	 * stop of a call made again while followed to its exit (--log), it is for the
 	 * exit stop still: the call can give up for it all the same (EINTR) */
@@ -401,7 +401,7 @@ static void on_stop_event(struct thread *t, int sig)
 		restart_note_interrupt(t, false);
 		resume(t->tid, PTRACE_LISTEN, 0);
 	} else {
-		/* an interrupt (patching.c stops threads so): a blocking call restarts */
+		/* an interrupt (write_protocol.c stops threads so): a blocking call restarts */
 		restart_note_interrupt(t, true);
 		resume(t->tid, PTRACE_CONT, 0);
 	}

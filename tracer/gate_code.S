@@ -11,7 +11,7 @@
  * --log the stubs do not count: the tracer counts the entries, so that the counts
  * and the log agree whatever happens (a process killed between the two).
  * A signal can come between any two instructions; the tracer sees it first and
- * (tracer/patching.c, log_routine_rewind, leave_gate):
+ * (tracer/signal_fixups.c, log_routine_rewind, leave_gate):
  *  - inside (retry, committed): moves rip back to retry, which only re-derives what
  *    it uses: an entry reserved but not marked is skipped by the tracer;
  *  - at committed, or at the gate's `syscall` not yet made under this routine's

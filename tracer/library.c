@@ -12,6 +12,7 @@
 
 #include "amortization.h"
 #include "counting.h"
+#include "grow_array.h"
 #include "known_sites.h"
 #include "region.h"
 #include "shared_region.h"
@@ -22,17 +23,12 @@ static enum patch_mode mode;
 static char *lib_path, *marker_entry;
 static uint64_t saving_ns;
 
-static const char *const status_names[LIBRARY_STATUS_COUNT] = {
-	[LIBRARY_READY] = "ready",
-	[LIBRARY_REGION_UNREACHABLE] = "region-unreachable",
-	[LIBRARY_GATE_TAKEN] = "gate-address-taken",
-	[LIBRARY_REGION_FULL] = "region-full",
-};
-/* Why the sites of an image whose library did not come up are not patched. */
-static const char *const site_reasons[LIBRARY_STATUS_COUNT] = {
-	[LIBRARY_REGION_UNREACHABLE] = "library-region-unreachable",
-	[LIBRARY_GATE_TAKEN] = "library-gate-address-taken",
-	[LIBRARY_REGION_FULL] = "library-region-full",
+/* What the library's answer at READY (region.h) makes of an image. */
+static const enum image_library from_status[LIBRARY_STATUS_COUNT] = {
+	[LIBRARY_READY] = LIBRARY_IS_READY,
+	[LIBRARY_REGION_UNREACHABLE] = LIBRARY_IS_REGION_UNREACHABLE,
+	[LIBRARY_GATE_TAKEN] = LIBRARY_IS_GATE_TAKEN,
+	[LIBRARY_REGION_FULL] = LIBRARY_IS_REGION_FULL,
 };
 
 static char *find_library(void)
@@ -155,8 +151,9 @@ static uint64_t *read_envp(pid_t pid, uint64_t envp, size_t *count)
 				return ptrs;
 			}
 		}
-		if (n == cap && (cap >= (1u << 20) || !(ptrs = realloc(ptrs, (cap *= 2) * sizeof(*ptrs)))))
+		if (n == cap && cap >= (1u << 20))
 			break;
+		ptrs = grow_array(ptrs, &cap, n, sizeof(*ptrs));
 	}
 	free(ptrs);
 	return NULL;
@@ -326,7 +323,7 @@ static void on_hello(struct thread *t, uint64_t site, uint64_t reply_addr)
 	img->as->library_site = site;
 	if (t->slot < 0 && (t->slot = region_slot_take()) < 0) {
 		hello.status = LIBRARY_REGION_FULL;
-		img->rec.library = status_names[LIBRARY_REGION_FULL];
+		img->rec.library = LIBRARY_IS_REGION_FULL;
 	} else if ((hello.area_at = known_sites_prepare(t, site))) {
 		hello.area_size = PATCH_AREA_SIZE;
 	}
@@ -347,7 +344,7 @@ static void on_ready(struct thread *t, uint64_t ready_addr)
 		r.status = LIBRARY_REGION_UNREACHABLE;
 	status = (uint64_t)r.status < LIBRARY_STATUS_COUNT ? (uint64_t)r.status : LIBRARY_REGION_UNREACHABLE;
 	img->rec.instrument += r.gate_calls;
-	img->rec.library = status_names[status];
+	img->rec.library = from_status[status];
 	img->as->region_base = r.region_base;
 	/* what stubs written at exec counted so far was early (without them the slot,
 	 * taken at HELLO, is still empty: nothing to read) */
@@ -355,9 +352,9 @@ static void on_ready(struct thread *t, uint64_t ready_addr)
 		take_counts(t, true);
 	/* a thread that exists already would run the stubs with no slot of its own */
 	if (img->as->gs_taken) {
-		img->rec.library = "program-sets-gs";
+		img->rec.library = LIBRARY_IS_PROGRAM_SETS_GS;
 	} else if (status == LIBRARY_READY && !thread_alone_in_memory(t)) {
-		img->rec.library = "threads-before-library";
+		img->rec.library = LIBRARY_IS_THREADS_BEFORE;
 	} else if (status == LIBRARY_READY && give_slot(t)) {
 		img->ready = img->late = true;
 		known_sites_write_at_ready(t, r.stub_room, r.stub_room_size, r.area);
@@ -382,7 +379,7 @@ void library_on_control(struct thread *t, uint64_t site, const uint64_t *args)
 
 void library_image_starts(struct image *img, const struct image *creator, bool shares_memory)
 {
-	img->rec.library = mode == PATCH_OFF ? "off" : "absent";
+	img->rec.library = mode == PATCH_OFF ? LIBRARY_IS_OFF : LIBRARY_IS_ABSENT;
 	img->owns_as = !creator || !creator->as || !shares_memory;
 	if (!creator || !creator->as) {
 		img->as = as_new();
@@ -404,7 +401,7 @@ void library_thread_starts(struct thread *t)
 	 * stopped; its process stays on the ptrace path */
 	patches_withdraw(t, img->as);
 	img->ready = false;
-	img->rec.library = status_names[LIBRARY_REGION_FULL];
+	img->rec.library = LIBRARY_IS_REGION_FULL;
 }
 
 /* Moves the in-process counts of t's slot into its image, and empties the slot
@@ -439,7 +436,7 @@ void library_on_arch_prctl(struct thread *t, uint64_t code)
 	patches_withdraw(t, img->as);
 	img->as->gs_taken = true;
 	img->ready = false;
-	img->rec.library = "program-sets-gs";
+	img->rec.library = LIBRARY_IS_PROGRAM_SETS_GS;
 }
 
 void library_thread_ends(struct thread *t)
@@ -461,14 +458,19 @@ void library_set_saving(uint64_t ns)
  * they could still be (pending). */
 static const char *undecided_reason(const struct image *img)
 {
+	static const char *const reasons[IMAGE_LIBRARY_COUNT] = {
+		[LIBRARY_IS_OFF] = "patching-off",
+		[LIBRARY_IS_ABSENT] = "library-absent",
+		[LIBRARY_IS_REGION_UNREACHABLE] = "library-region-unreachable",
+		[LIBRARY_IS_GATE_TAKEN] = "library-gate-address-taken",
+		[LIBRARY_IS_REGION_FULL] = "library-region-full",
+		[LIBRARY_IS_PROGRAM_SETS_GS] = "library-program-sets-gs",
+		[LIBRARY_IS_THREADS_BEFORE] = "library-threads-before-library",
+	};
+
 	if (mode == PATCH_OFF)
-		return "patching-off";
-	if (img->ready)
-		return NULL;
-	for (int i = 0; i < LIBRARY_STATUS_COUNT; i++)
-		if (img->rec.library == status_names[i])
-			return site_reasons[i];
-	return "library-absent";
+		return reasons[LIBRARY_IS_OFF];
+	return img->ready ? NULL : reasons[img->rec.library];
 }
 
 /* The patches the image wrote, and whether each paid for itself in it. */

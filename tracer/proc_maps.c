@@ -9,6 +9,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "grow_array.h"
+
 /* From linux/fs.h (6.11), which these headers predate. */
 struct procmap_query {
 	uint64_t size, query_flags, query_addr;
@@ -48,12 +50,7 @@ static void read_lines(struct proc_maps *m)
 
 		if (!perms || perms[3] != 'x')
 			continue;
-		if (m->nlines == m->cap) {
-			m->cap = m->cap ? 2 * m->cap : 64;
-			m->lines = realloc(m->lines, m->cap * sizeof(*m->lines));
-			if (!m->lines)
-				abort();
-		}
+		m->lines = grow_array(m->lines, &m->cap, m->nlines, sizeof(*m->lines));
 		if (maps_parse_line(line, &m->lines[m->nlines]))
 			m->nlines++;
 	}
@@ -140,12 +137,7 @@ bool proc_maps_gap_near(pid_t tid, uint64_t lo, uint64_t hi, uint64_t size, uint
 	if (!(f = fopen(path, "re")))
 		return false;
 	while (fgets(line, sizeof(line), f)) {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			all = realloc(all, cap * sizeof(*all));
-			if (!all)
-				abort();
-		}
+		all = grow_array(all, &cap, n, sizeof(*all));
 		n += maps_parse_line(line, &all[n]);
 	}
 	fclose(f);

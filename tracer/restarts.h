@@ -23,7 +23,7 @@
 bool restart_is_code(long ret);
 /* At a signal-delivery stop of sig: notes a syscall the signal interrupted. */
 void restart_note_signal(struct thread *t, int sig);
-/* At a PTRACE_EVENT_STOP (ours: patching.c's PTRACE_INTERRUPT; else a group-stop):
+/* At a PTRACE_EVENT_STOP (ours: write_protocol.c's PTRACE_INTERRUPT; else a group-stop):
  * a thread stopped out of a blocking call enters it again when resumed; one that
  * would see EINTR because of our stop alone is made to enter it again. Calls
  * through the gate are not seen again and need nothing. (Sites here are as

@@ -37,10 +37,10 @@ void syscall_log_drain(struct thread *t);
 void syscall_log_flush(struct thread *t);
 /* Stores ret into t's in-process entry whose mark is mark, if its place in the buffer
  * is still its own (for a thread taken out of the log routine by a signal:
- * tracer/patching.c); an entry already taken gets it in the file at once. */
+ * tracer/signal_fixups.c); an entry already taken gets it in the file at once. */
 void syscall_log_set_result(struct thread *t, uint64_t mark, int64_t ret);
 /* Takes back t's in-process entry whose mark is mark, whose call was not made (the log
- * routine will make it again: tracer/patching.c); false if the tracer took it already. */
+ * routine will make it again: tracer/signal_fixups.c); false if the tracer took it already. */
 bool syscall_log_unmark(struct thread *t, uint64_t mark);
 /* Writes what is buffered and closes the files; false with a message. */
 bool syscall_log_close(struct syscall_log_stats *st, char *err, size_t errlen);

@@ -54,7 +54,7 @@ struct thread {
 	bool creator_event_pending;    /* placed at its first stop, before its creator's event */
 	bool gone;                     /* dead, kept only to absorb that event */
 	bool held;                     /* stopped, its status waiting in events.c's queue */
-	bool interrupted;              /* patching.c asked it to stop (PTRACE_INTERRUPT) */
+	bool interrupted;              /* write_protocol.c asked it to stop (PTRACE_INTERRUPT) */
 	int slot;                      /* its counter slot in the region (%gs), or -1 */
 
 	/* A syscall a signal interrupted: when the kernel restarts it, the second entry
