@@ -23,6 +23,15 @@ bool restart_is_code(long ret)
 	       || ret == -ERESTART_RESTARTBLOCK;
 }
 
+/* The call nr at site will be entered again (when says how sure that is). */
+static void expect(struct thread *t, enum restart_state when, uint64_t site, long nr, bool reissue)
+{
+	t->restart = when;
+	t->restart_site = site;
+	t->restart_nr = nr;
+	t->restart_is_reissue = reissue;
+}
+
 void restart_rule_signal(struct thread *t, long nr, long ret, uint64_t site, bool caught)
 {
 	/* nr is -1 outside a syscall, where ret is the program's own data */
@@ -34,23 +43,16 @@ void restart_rule_signal(struct thread *t, long nr, long ret, uint64_t site, boo
 			t->restart = RESTART_IF_FRAME_SAYS;
 		return;
 	}
-	t->restart_site = site;
-	t->restart_nr = nr;
-	t->restart_is_reissue = false;
 	/* Without a handler every restart code enters the call again; with one, it
 	 * depends on the code and SA_RESTART, which the handler's frame will show. */
-	t->restart = caught ? RESTART_IF_FRAME_SAYS : RESTART_NEXT;
+	expect(t, caught ? RESTART_IF_FRAME_SAYS : RESTART_NEXT, site, nr, false);
 }
 
 void restart_rule_interrupt(struct thread *t, long nr, long ret, uint64_t site, bool at_gate)
 {
 	/* calls through the gate restart there, untraced: not seen again */
-	if (nr < 0 || !restart_is_code(ret) || at_gate)
-		return;
-	t->restart = RESTART_NEXT;
-	t->restart_site = site;
-	t->restart_nr = nr;
-	t->restart_is_reissue = false;
+	if (nr >= 0 && restart_is_code(ret) && !at_gate)
+		expect(t, RESTART_NEXT, site, nr, false);
 }
 
 void restart_rule_frame(struct thread *t, long saved_rax, uint64_t rip_site, uint64_t before_rip_site)
@@ -124,10 +126,7 @@ void restart_note_sigreturn(struct thread *t, uint64_t stack_pointer)
 
 void restart_expect_reissue(struct thread *t, uint64_t site, long raw_nr)
 {
-	t->restart = RESTART_NEXT;
-	t->restart_site = site;
-	t->restart_nr = raw_nr;
-	t->restart_is_reissue = true;
+	expect(t, RESTART_NEXT, site, raw_nr, true);
 }
 
 bool restart_is_repeat(struct thread *t, uint64_t site, long raw_nr, bool is_restart_syscall)

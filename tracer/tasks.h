@@ -59,7 +59,7 @@ struct thread {
 
 	/* A syscall a signal interrupted: when the kernel restarts it, the second entry
 	 * is the same call and is not counted again. */
-	enum { RESTART_NONE, RESTART_NEXT, RESTART_IF_FRAME_SAYS } restart;
+	enum restart_state { RESTART_NONE, RESTART_NEXT, RESTART_IF_FRAME_SAYS } restart;
 	bool restart_is_reissue;       /* the pending entry is patching.c's (not the kernel's) */
 	uint64_t restart_site;
 	long restart_nr;
