@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Interleaved wall-time comparison: native, systrace, strace -f -c and,
-with --variant-arm OPTION, systrace with that option too (--prepatch, --log).
+with --variant-arm OPTION, systrace with that option too (--prepatch, --log), or
+with --baseline SYSTRACE, another systrace build with the same --patch (before and
+after a change, in the same rounds).
 
 Called by bench/run.sh, which prepares the workloads. Each round runs the
 arms of a workload back to back, in an order that rotates from round to
@@ -24,8 +26,8 @@ import time
 
 ARMS = ["native", "systrace", "strace"]
 # optional fourth arm: systrace --patch=MODE with one more option (--variant-arm),
-# named after it: prepatch, log
-VARIANT = {"option": "--prepatch", "arm": "prepatch"}
+# named after it: prepatch, log; or another systrace (--baseline), arm baseline
+VARIANT = {"option": "--prepatch", "arm": "prepatch", "binary": None}
 
 
 def traced_arms():
@@ -67,8 +69,9 @@ def arm_argv(arm, argv, args, outdir):
     if arm == "systrace":
         return [args.systrace, f"--patch={args.patch}", "-o", outdir, "--"] + argv
     if arm == VARIANT["arm"]:
-        return [args.systrace, f"--patch={args.patch}", VARIANT["option"], "-o", outdir,
-                "--"] + argv
+        option = [VARIANT["option"]] if VARIANT["option"] else []
+        return ([VARIANT["binary"] or args.systrace, f"--patch={args.patch}"] + option
+                + ["-o", outdir, "--"] + argv)
     if arm == "strace":
         return ["strace", "-f", "-c", "-o", "/dev/null"] + argv
     return argv
@@ -322,6 +325,8 @@ def main():
     ap.add_argument("--patch", default="off")
     ap.add_argument("--variant-arm", choices=["--prepatch", "--log"],
                     help="a fourth arm: systrace --patch=MODE with this option")
+    ap.add_argument("--baseline", metavar="SYSTRACE",
+                    help="a fourth arm: this other systrace build, --patch=MODE")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--timeout", type=float, default=1800)
     ap.add_argument("--results", required=True)
@@ -333,9 +338,14 @@ def main():
     if args.variant_arm == "--prepatch" and args.patch == "off":
         ap.error("--variant-arm=--prepatch needs patching on: --patch=safe, single or unsafe "
                  "(systrace refuses --prepatch with --patch=off)")
+    if args.variant_arm and args.baseline:
+        ap.error("--variant-arm and --baseline are both a fourth arm: one at a time")
     if args.variant_arm:
         VARIANT.update(option=args.variant_arm, arm=args.variant_arm.lstrip("-"))
-    arms = ARMS + ([VARIANT["arm"]] if args.variant_arm else [])
+    if args.baseline:
+        VARIANT.update(option=None, arm="baseline", binary=args.baseline)
+    fourth = bool(args.variant_arm or args.baseline)
+    arms = ARMS + ([VARIANT["arm"]] if fourth else [])
 
     specs = workloads(args)
     with RawResults(args.results, FIELDS) as raw:
@@ -371,6 +381,7 @@ def main():
     text = (f"rounds: {args.rounds}, systrace --patch={args.patch}"
             + (f", {VARIANT['arm']}: systrace --patch={args.patch} {VARIANT['option']}"
                if args.variant_arm else "")
+            + (f", baseline: {args.baseline} --patch={args.patch}" if args.baseline else "")
             + ", medians over successful runs, ratios of medians; \"other CPU\" is CPU "
             "time\nused during a run outside the measured process tree (noise from other "
             "work)\n\n" + table(rows, args.workload)

@@ -14,7 +14,8 @@
 # RESULTS (default $BENCH_CACHE/results-DATE), PATCH (systrace's --patch mode,
 # default off, or safe when PREPATCH=1), PREPATCH (1: a fourth arm, systrace with
 # the same --patch mode and --prepatch; it needs PATCH other than off), LOG (1: a
-# fourth arm with --log instead; PATCH defaults to safe),
+# fourth arm with --log instead; PATCH defaults to safe), BASELINE (another
+# systrace build: a fourth arm with the same --patch, to compare before and after),
 # GETPPID_N (default 200000), TIMEOUT (seconds per run, default 1800).
 # table.md ends with bench/stops.py on the last systrace output of each workload.
 set -eu
@@ -65,6 +66,12 @@ for w in "$@"; do
         *) echo "run.sh: unknown workload '$w' (libiberty, spawn, getppid)" >&2; exit 2 ;;
     esac
 done
+
+if [ -n "${BASELINE:-}" ]; then
+    [ -z "$variant_arm" ] || { echo "run.sh: BASELINE and PREPATCH=1 or LOG=1 are each a fourth arm: one at a time" >&2; exit 2; }
+    [ -x "$BASELINE" ] || { echo "run.sh: BASELINE '$BASELINE' is not an executable" >&2; exit 2; }
+    variant_arm="--baseline=$BASELINE"
+fi
 
 exec python3 "$here/measure.py" \
     --systrace "$systrace" --patch "${PATCH:-off}" $variant_arm \
