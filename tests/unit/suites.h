@@ -28,8 +28,23 @@ Suite *log2csv_suite(void);
 Suite *log2csv_command_suite(void);
 Suite *progress_bar_suite(void);
 Suite *libc_calls_suite(void);
+Suite *addr_space_suite(void);
+Suite *byte_runs_suite(void);
+Suite *restarts_suite(void);
+Suite *stops_suite(void);
+Suite *counting_suite(void);
 
 /* A one-test-case suite, the common shape here. */
 Suite *single_case_suite(const char *name, const TTest *const *tests);
+
+/* A test run once per row of its table (Check's loop tests: the row is _i). */
+struct table_test {
+	const TTest *test;
+	int rows;
+};
+#define TABLE_ROWS(table) ((int)(sizeof(table) / sizeof((table)[0])))
+/* single_case_suite's, and a second case, "tables", of table tests (ended by one
+ * whose test is NULL). */
+Suite *tables_suite(const char *name, const TTest *const *tests, const struct table_test *tables);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "code_samples.h"
 #include "patch_plan.h"
 #include "suites.h"
 
@@ -27,17 +28,11 @@ static const char *plan_bytes(const uint8_t *code, size_t len, size_t site_off, 
 
 START_TEST(instructions_before_are_taken)
 {
-	static const uint8_t code[] = {
-		0x48, 0x89, 0xfe,             /* 0 mov %rdi,%rsi */
-		0xb9, 0x01, 0x00, 0x00, 0x00, /* 3 mov $1,%ecx */
-		0x48, 0x31, 0xc0,             /* 8 xor %rax,%rax */
-		0x0f, 0x05,                   /* b syscall */
-		0xc3,                         /* d ret */
-	};
+	const uint8_t *code = sample_before;
 	struct patch_plan p;
 
 	/* targets at the start and at the syscall do not matter */
-	ck_assert_ptr_null(plan_bytes(code, sizeof(code), 0xb, (const int[]){ 3, 0xb, 0 }, &p));
+	ck_assert_ptr_null(plan_bytes(code, sizeof(sample_before), 0xb, (const int[]){ 3, 0xb, 0 }, &p));
 	ck_assert_int_eq(p.shape, PATCH_BEFORE);
 	ck_assert_uint_eq(p.site, 0x100b);
 	ck_assert_uint_eq(p.start, 0x1003);
@@ -89,23 +84,11 @@ START_TEST(one_byte_instruction_before)
 }
 END_TEST
 
-/* read() in glibc: a branch just before, so the syscall and the compare after it. */
-static const uint8_t read_like[] = {
-	0x85, 0xff,                         /* 0 test %edi,%edi */
-	0x74, 0x00,                         /* 2 je 4 */
-	0x31, 0xc0,                         /* 4 xor %eax,%eax */
-	0x0f, 0x05,                         /* 6 syscall */
-	0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff, /* 8 cmp $-4096,%rax */
-	0x77, 0x01,                         /* e ja 0x11 */
-	0xc3,                               /* 10 ret */
-	0xc3,                               /* 11 ret */
-};
-
 START_TEST(instructions_after_when_before_is_refused)
 {
 	struct patch_plan p;
 
-	ck_assert_ptr_null(plan_bytes(read_like, sizeof(read_like), 6, NULL, &p));
+	ck_assert_ptr_null(plan_bytes(sample_read, sizeof(sample_read), 6, NULL, &p));
 	ck_assert_int_eq(p.shape, PATCH_AFTER);
 	ck_assert_uint_eq(p.start, 0x1006);
 	ck_assert_uint_eq(p.end, 0x100e);
@@ -113,13 +96,13 @@ START_TEST(instructions_after_when_before_is_refused)
 	ck_assert_uint_eq(p.ninsn, 2);
 	ck_assert_uint_eq(p.insn_off[0], 0);
 	ck_assert_uint_eq(p.insn_off[1], 2);
-	ck_assert_mem_eq(p.original, read_like + 6, 8);
+	ck_assert_mem_eq(p.original, sample_read + 6, 8);
 	/* a branch to the syscall may bring any number */
-	ck_assert_ptr_null(plan_bytes(read_like, sizeof(read_like), 6, (const int[]){ 6, 0 }, &p));
+	ck_assert_ptr_null(plan_bytes(sample_read, sizeof(sample_read), 6, (const int[]){ 6, 0 }, &p));
 	ck_assert_int_eq(p.nr, -1);
 	/* a branch to the syscall's return point, which the patch would cover (the
 	 * reason reported is the refused BEFORE's) */
-	ck_assert_ptr_nonnull(plan_bytes(read_like, sizeof(read_like), 6, (const int[]){ 8, 0 }, &p));
+	ck_assert_ptr_nonnull(plan_bytes(sample_read, sizeof(sample_read), 6, (const int[]){ 8, 0 }, &p));
 }
 END_TEST
 

@@ -11,6 +11,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "code_samples.h"
 #include "stub.h"
 #include "suites.h"
 
@@ -128,20 +129,10 @@ END_TEST
 
 START_TEST(fixed_number_after)
 {
-	static const uint8_t read_fn[] = {
-		0x85, 0xff,                         /* test %edi,%edi */
-		0x74, 0x00,                         /* je +0 */
-		0x31, 0xc0,                         /* xor %eax,%eax */
-		0x0f, 0x05,                         /* syscall */
-		0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff, /* cmp $-4096,%rax */
-		0x77, 0x01,                         /* ja +1 */
-		0xc3,                               /* ret */
-		0xc3,                               /* ret */
-	};
 	char buf[8];
 	struct block b = { { 0 } };
 	struct rig r;
-	fn3 fn = rig_install(&r, read_fn, sizeof(read_fn), 6, NULL, 0);
+	fn3 fn = rig_install(&r, sample_read, sizeof(sample_read), 6, NULL, 0);
 
 	gs_use(&b);
 	ck_assert_int_eq(r.plan.shape, PATCH_AFTER);

@@ -33,6 +33,11 @@ int main(void)
 	srunner_add_suite(runner, log2csv_command_suite());
 	srunner_add_suite(runner, progress_bar_suite());
 	srunner_add_suite(runner, libc_calls_suite());
+	srunner_add_suite(runner, addr_space_suite());
+	srunner_add_suite(runner, byte_runs_suite());
+	srunner_add_suite(runner, restarts_suite());
+	srunner_add_suite(runner, stops_suite());
+	srunner_add_suite(runner, counting_suite());
 	srunner_run_all(runner, CK_NORMAL);
 	failed = srunner_ntests_failed(runner);
 	srunner_free(runner);

@@ -1,0 +1,135 @@
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/ptrace.h>
+
+#include "stops.h"
+#include "suites.h"
+
+/* A stop that is not a seccomp one, and the kind it is counted as. */
+static const struct kind_case {
+	int event, sig;
+	bool first_stop, in_execve;
+	enum stop_kind kind;
+} kind_cases[] = {
+	/* the events that make, replace and end processes and threads, whatever else */
+	{ PTRACE_EVENT_FORK, SIGTRAP, false, false, STOP_LIFECYCLE },
+	{ PTRACE_EVENT_VFORK, SIGTRAP, false, false, STOP_LIFECYCLE },
+	{ PTRACE_EVENT_CLONE, SIGTRAP, false, false, STOP_LIFECYCLE },
+	{ PTRACE_EVENT_EXEC, SIGTRAP, false, true, STOP_LIFECYCLE },
+	{ PTRACE_EVENT_EXIT, SIGTRAP, false, false, STOP_LIFECYCLE },
+	{ PTRACE_EVENT_FORK, SIGTRAP, true, true, STOP_LIFECYCLE },
+	/* an attach stop is a new thread's first; later ones are group stops or ours */
+	{ PTRACE_EVENT_STOP, SIGSTOP, true, false, STOP_LIFECYCLE },
+	{ PTRACE_EVENT_STOP, SIGSTOP, false, false, STOP_OTHER },
+	{ PTRACE_EVENT_STOP, SIGTRAP, false, true, STOP_OTHER },
+	/* a syscall-exit stop belongs to the execve it ends, and only to that */
+	{ 0, SIGTRAP | 0x80, false, true, STOP_LIFECYCLE },
+	{ 0, SIGTRAP | 0x80, false, false, STOP_OTHER },
+	{ 0, SIGTRAP, false, true, STOP_OTHER },
+	/* signals */
+	{ 0, SIGCHLD, false, false, STOP_OTHER },
+	{ 0, SIGSEGV, false, true, STOP_OTHER },
+	/* events that are none of those */
+	{ PTRACE_EVENT_VFORK_DONE, SIGTRAP, false, false, STOP_OTHER },
+	{ PTRACE_EVENT_SECCOMP, SIGTRAP, false, false, STOP_OTHER },
+};
+
+START_TEST(stop_kinds)
+{
+	const struct kind_case *c = &kind_cases[_i];
+
+	ck_assert_int_eq(stop_kind_of(c->event, c->sig, c->first_stop, c->in_execve), c->kind);
+}
+END_TEST
+
+/* The lifecycle calls by name and number in each ABI (the kernel's syscall tables:
+ * arch/x86/entry/syscalls/syscall_{64,32}.tbl; x32's execve and execveat are its own). */
+static const struct call_case {
+	enum syscall_abi abi;
+	const char *name;
+	long nr;
+} lifecycle_calls[] = {
+	{ ABI_X86_64, "clone", 56 },  { ABI_X86_64, "fork", 57 },       { ABI_X86_64, "vfork", 58 },
+	{ ABI_X86_64, "execve", 59 }, { ABI_X86_64, "exit", 60 },       { ABI_X86_64, "exit_group", 231 },
+	{ ABI_X86_64, "execveat", 322 }, { ABI_X86_64, "clone3", 435 },
+	{ ABI_I386, "exit", 1 },      { ABI_I386, "fork", 2 },          { ABI_I386, "execve", 11 },
+	{ ABI_I386, "clone", 120 },   { ABI_I386, "vfork", 190 },       { ABI_I386, "exit_group", 252 },
+	{ ABI_I386, "execveat", 358 }, { ABI_I386, "clone3", 435 },
+	{ ABI_X32, "clone", 56 },     { ABI_X32, "fork", 57 },          { ABI_X32, "vfork", 58 },
+	{ ABI_X32, "exit", 60 },      { ABI_X32, "exit_group", 231 },   { ABI_X32, "clone3", 435 },
+	{ ABI_X32, "execve", 520 },   { ABI_X32, "execveat", 545 },
+}, other_calls[] = {
+	{ ABI_X86_64, "read", 0 },    { ABI_X86_64, "getppid", 110 },   { ABI_X86_64, "wait4", 61 },
+	{ ABI_I386, "read", 3 },      { ABI_I386, "getppid", 64 },      { ABI_I386, "waitpid", 7 },
+	{ ABI_X32, "read", 0 },       { ABI_X32, "getppid", 110 },      { ABI_X32, "kill", 62 },
+};
+
+START_TEST(lifecycle_calls_in_every_abi)
+{
+	const struct call_case *c = &lifecycle_calls[_i];
+	int idx = syscall_index_of(c->abi, c->name);
+
+	ck_assert_int_eq(idx, syscall_index(c->abi, c->nr));
+	ck_assert_msg(stop_call_is_lifecycle(idx), "%s in ABI %d", c->name, c->abi);
+}
+END_TEST
+
+START_TEST(other_calls_are_not_lifecycle)
+{
+	const struct call_case *c = &other_calls[_i];
+	int idx = syscall_index_of(c->abi, c->name);
+
+	ck_assert_int_eq(idx, syscall_index(c->abi, c->nr));
+	ck_assert_msg(!stop_call_is_lifecycle(idx), "%s in ABI %d", c->name, c->abi);
+}
+END_TEST
+
+START_TEST(indexes_out_of_range_are_not_lifecycle)
+{
+	/* x32 has no execve of number 59: that one is x86-64's alone */
+	ck_assert(!stop_call_is_lifecycle(syscall_index(ABI_X32, 59)));
+	ck_assert(!stop_call_is_lifecycle(-1));
+	ck_assert(!stop_call_is_lifecycle(-2));
+	ck_assert(!stop_call_is_lifecycle(SYSCALL_INDEX_COUNT));
+	ck_assert(!stop_call_is_lifecycle(SYSCALL_INDEX_COUNT + 59));
+}
+END_TEST
+
+static void assert_stops(const struct image *img, uint64_t lifecycle, uint64_t early, uint64_t late)
+{
+	ck_assert_uint_eq(img->rec.stops_lifecycle, lifecycle);
+	ck_assert_uint_eq(img->rec.stops_early, early);
+	ck_assert_uint_eq(img->rec.stops_late, late);
+	ck_assert_uint_eq(img->rec.ptrace_stops, lifecycle + early + late);
+}
+
+START_TEST(stops_split_three_ways)
+{
+	struct image *img = calloc(1, sizeof(*img));
+
+	ck_assert_ptr_nonnull(img);
+	count_stop(img, STOP_LIFECYCLE);
+	assert_stops(img, 1, 0, 0);
+	count_stop(img, STOP_OTHER);
+	count_stop(img, STOP_OTHER);
+	assert_stops(img, 1, 2, 0);
+	img->late = true; /* its library has been up */
+	count_stop(img, STOP_OTHER);
+	assert_stops(img, 1, 2, 1);
+	count_stop(img, STOP_LIFECYCLE);
+	assert_stops(img, 2, 2, 1);
+	/* late stays late, even when the library is no longer ready */
+	img->ready = false;
+	count_stop(img, STOP_OTHER);
+	assert_stops(img, 2, 2, 2);
+	free(img);
+}
+END_TEST
+
+Suite *stops_suite(void)
+{
+	return tables_suite("stops", (const TTest *const[]){
+		indexes_out_of_range_are_not_lifecycle, stops_split_three_ways, NULL }, (const struct table_test[]){
+		{ stop_kinds, TABLE_ROWS(kind_cases) }, { lifecycle_calls_in_every_abi, TABLE_ROWS(lifecycle_calls) },
+		{ other_calls_are_not_lifecycle, TABLE_ROWS(other_calls) }, { NULL, 0 } });
+}
