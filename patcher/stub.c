@@ -51,7 +51,8 @@ static void emit_jump(struct emitter *e, const uint8_t *opcode, size_t n, uint64
 	emit_u32(e, (uint32_t)rel);
 }
 
-static const uint8_t JMP[] = { 0xe9 }, JAE[] = { 0x0f, 0x83 }, JE[] = { 0x0f, 0x84 };
+static const uint8_t JMP[] = { 0xe9 }, JAE[] = { 0x0f, 0x83 }, JE[] = { 0x0f, 0x84 }, JNE[] = { 0x0f, 0x85 },
+		     JB[] = { 0x0f, 0x82 };
 
 /* Where the forward jumps of the stub land, and where its count triples are, as
  * offsets in it. */
@@ -76,6 +77,55 @@ static void emit_count(struct emitter *e, int32_t disp, bool indexed, struct stu
 	m->count_to[m->ncounts++] = e->len;
 }
 
+/* The guard of nr in cfg, or NULL. */
+static const struct stub_guard *guard_of(const struct stub_config *cfg, int nr)
+{
+	for (size_t i = 0; i < cfg->nguards; i++)
+		if (cfg->guards[i].nr == nr)
+			return &cfg->guards[i];
+	return NULL;
+}
+
+/* r11 - rdi below rcx (unsigned): r11 lies in [rdi, rdi + rcx), then to slow_pop. */
+static void emit_in_range(struct emitter *e, const struct stub_marks *m)
+{
+	EMIT(e, 0x49, 0x29, 0xfb); /* sub %rdi,%r11 */
+	EMIT(e, 0x49, 0x39, 0xcb); /* cmp %rcx,%r11 */
+	emit_jump(e, JB, sizeof(JB), e->addr + m->slow_pop);
+}
+
+/* The check of a guarded number, with the flags saved and the stack pointer 136
+ * bytes below the program's (the red-zone step and pushfq): to slow_pop when the
+ * call must stop. */
+static void emit_guard(struct emitter *e, const struct stub_guard *g, const struct stub_config *cfg,
+		       const struct stub_marks *m)
+{
+	switch (g->kind) {
+	case GUARD_SETS_GS:
+		EMIT(e, 0x48, 0x81, 0xff); /* cmp $ARCH_SET_GS,%rdi */
+		emit_u32(e, 0x1001);
+		emit_jump(e, JE, sizeof(JE), e->addr + m->slow_pop);
+		break;
+	case GUARD_UNMAPS_OWN:
+		/* the length in whole pages, as the kernel takes it, in rcx (which the
+		 * syscall clobbers anyway) */
+		EMIT(e, 0x48, 0x8d, 0x8e);       /* lea 4095(%rsi),%rcx */
+		emit_u32(e, 4095);
+		EMIT(e, 0x48, 0x81, 0xe1);       /* and $-4096,%rcx */
+		emit_u32(e, (uint32_t)-4096);
+		EMIT(e, 0x4c, 0x8d, 0x9c, 0x24); /* lea 136(%rsp),%r11: the program's rsp */
+		emit_u32(e, 136);
+		emit_in_range(e, m);
+		EMIT(e, 0x4c, 0x8d, 0x1d); /* lea 0(%rip),%r11: this stub */
+		emit_u32(e, 0);
+		emit_in_range(e, m);
+		EMIT(e, 0x49, 0xbb); /* movabs $gate,%r11 */
+		emit_u64(e, cfg->gate);
+		emit_in_range(e, m);
+		break;
+	}
+}
+
 static const uint8_t LEA_RSP_DOWN[] = { 0x48, 0x8d, 0x64, 0x24, 0x80 },            /* lea -0x80(%rsp),%rsp */
 	LEA_RSP_UP[] = { 0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00 }; /* lea 0x80(%rsp),%rsp */
 
@@ -85,14 +135,17 @@ static void emit_stub(struct emitter *e, const struct patch_plan *plan, const st
 		      struct stub_marks *m)
 {
 	bool runtime_nr = plan->nr < 0;
+	const struct stub_guard *fixed_guard = runtime_nr ? NULL : guard_of(cfg, plan->nr);
 	uint64_t back = plan->shape == PATCH_BEFORE ? plan->site + 2 : plan->end;
 
 	m->ncounts = 0;
 	if (plan->shape == PATCH_BEFORE)
 		emit(e, plan->original, plan->end - plan->start);
-	if (runtime_nr) {
+	if (runtime_nr || fixed_guard) {
 		emit(e, LEA_RSP_DOWN, sizeof(LEA_RSP_DOWN));
 		EMIT(e, 0x9c);       /* pushfq */
+	}
+	if (runtime_nr) {
 		EMIT(e, 0x48, 0x3d); /* cmp $nr_limit,%rax */
 		emit_u32(e, cfg->nr_limit);
 		emit_jump(e, JAE, sizeof(JAE), e->addr + m->slow_pop);
@@ -101,10 +154,25 @@ static void emit_stub(struct emitter *e, const struct patch_plan *plan, const st
 			emit_u32(e, (uint32_t)cfg->slow_nrs[i]);
 			emit_jump(e, JE, sizeof(JE), e->addr + m->slow_pop);
 		}
+		for (size_t i = 0; i < cfg->nguards; i++) {
+			/* the guard's length, from emitting it nowhere */
+			struct emitter probe = { .out = NULL, .cap = 0 };
+
+			emit_guard(&probe, &cfg->guards[i], cfg, m);
+			EMIT(e, 0x3d); /* cmp $nr,%eax ; jne past the guard */
+			emit_u32(e, (uint32_t)cfg->guards[i].nr);
+			emit_jump(e, JNE, sizeof(JNE), e->addr + e->len + sizeof(JNE) + 4 + probe.len);
+			emit_guard(e, &cfg->guards[i], cfg, m);
+		}
 		if (!cfg->log_call) {
 			emit_count(e, cfg->site_counter, false, m);
 			emit_count(e, cfg->nr_counters, true, m);
 		}
+		EMIT(e, 0x9d); /* popfq */
+	} else if (fixed_guard) {
+		emit_guard(e, fixed_guard, cfg, m);
+		if (!cfg->log_call)
+			emit_count(e, cfg->site_counter, false, m);
 		EMIT(e, 0x9d); /* popfq */
 	} else {
 		if (!cfg->log_call)
@@ -120,7 +188,7 @@ static void emit_stub(struct emitter *e, const struct patch_plan *plan, const st
 	EMIT(e, 0x41, 0xff, 0xd3); /* call *%r11 */
 	emit(e, LEA_RSP_UP, sizeof(LEA_RSP_UP));
 	emit_jump(e, JMP, sizeof(JMP), e->addr + m->slow + 2);
-	if (runtime_nr) {
+	if (runtime_nr || fixed_guard) {
 		m->slow_pop = e->len;
 		EMIT(e, 0x9d); /* popfq */
 		emit(e, LEA_RSP_UP, sizeof(LEA_RSP_UP));

@@ -29,6 +29,17 @@
  *     count nr_counters(,%rax,8) (load, add, store)
  *     popfq ; movabs $gate,%r11 ; call *%r11
  *     lea 128(%rsp),%rsp ; jmp after
+ *   guarded number (stub_config.guards): a number that must stop only when its
+ *   arguments say so; for it, fixed or run-time, between pushfq and the count:
+ *     [cmp $g,%eax ; jne 1f]                            run-time number only
+ *     arch_prctl: cmp $ARCH_SET_GS,%rdi ; je slow_pop   (it would take %gs)
+ *     munmap: lea 4095(%rsi),%rcx ; and $-4096,%rcx    the length in pages
+ *       then for the stack pointer, the stub itself and the gate, each x:
+ *       x -> %r11 ; sub %rdi,%r11 ; cmp %rcx,%r11 ; jb slow_pop
+ *                                                    (x in [addr, addr + len): the
+ *                                                     call would unmap what the
+ *                                                     thread returns through)
+ *   1:
  *   slow_pop: popfq ; lea 128(%rsp),%rsp
  *   slow:  syscall                                   stops in the tracer
  *   after: <covered instructions after the syscall>  (PATCH_AFTER)
@@ -51,7 +62,19 @@
 
 #include "patch_plan.h"
 
-#define STUB_MAX_LEN 256
+#define STUB_MAX_LEN 512
+
+/* A number whose call must stop in the tracer only when its arguments say so. */
+enum stub_guard_kind {
+	GUARD_SETS_GS,        /* arch_prctl: when the first argument is ARCH_SET_GS */
+	GUARD_UNMAPS_OWN,     /* munmap: when [first, first + second) holds the stack
+	                         pointer, the stub or the gate */
+};
+
+struct stub_guard {
+	int nr;
+	enum stub_guard_kind kind;
+};
 
 struct stub_config {
 	uint64_t gate;             /* address of the gate's `syscall; ret` */
@@ -61,6 +84,8 @@ struct stub_config {
 	uint32_t nr_limit;         /* run-time numbers at or above it take the slow path */
 	const int *slow_nrs;       /* run-time numbers that must stop in the tracer */
 	size_t nslow;
+	const struct stub_guard *guards; /* numbers that must stop only in some cases */
+	size_t nguards;
 	uint64_t log_call;         /* with --log: the gate's log routine, called instead
 	                              of the gate with site_counter pushed (it returns
 	                              with `ret $8`), and no counting in the stub (the

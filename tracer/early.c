@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "borrow.h"
+#include "exec_blob.h"
 #include "gate.h"
+#include "gate_code.h"
 #include "known_sites.h"
 #include "library.h"
 #include "proc_maps.h"
@@ -27,13 +29,15 @@
 #endif
 
 /* The loader's code: the executable mapping at the first instruction, when it is
- * not the executable itself (a static program has no loader to patch). */
-static bool find_loader(struct thread *t, uint64_t rip)
+ * not the executable itself (a static program has no loader to patch); and the
+ * executable's, the lowest executable mapping (0 if not found). */
+static bool find_code(struct thread *t, uint64_t rip, uint64_t *exe_start)
 {
 	struct proc_maps maps = { .fd = -1 };
 	const struct map_entry *e;
 	bool found = false;
 
+	*exe_start = 0;
 	if (!proc_maps_open(&maps, t->tid))
 		return false;
 	e = proc_maps_find(&maps, rip);
@@ -41,109 +45,114 @@ static bool find_loader(struct thread *t, uint64_t rip)
 		t->img->as->loader_start = e->start;
 		t->img->as->loader_end = e->end;
 		found = true;
+		if ((e = proc_maps_next(&maps, 0)) && e->start != t->img->as->loader_start)
+			*exe_start = e->start;
 	}
 	proc_maps_close(&maps);
 	return found;
 }
 
-/* A syscall instruction of the loader to make the first calls at (before the gate
- * is there): one of the sites just planned, checked to still be one. */
-static uint64_t loader_syscall(struct thread *t)
+/* Where stub memory near the executable at exe_start may go (just below it: the
+ * heap and the libraries are above), when sites of it are known; else 0. */
+static uint64_t exe_area_hint(struct thread *t, uint64_t exe_start)
 {
-	const struct addr_space *as = t->img->as;
-
-	for (size_t i = 0; i < as->sites.n; i++) {
-		uint64_t at = as->patches[i].plan.site;
-		uint8_t bytes[2];
-		struct iovec local = { bytes, 2 }, remote = { (void *)at, 2 };
-
-		if (as->patches[i].state != PATCH_PLANNED || at < as->loader_start || at >= as->loader_end)
-			continue;
-		if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) == 2 && bytes[0] == 0x0f && bytes[1] == 0x05)
-			return at;
-	}
-	return 0;
+	if (!exe_start || exe_start < 2 * PATCH_AREA_SIZE + (1 << 20) || !known_sites_plan_at(t, exe_start))
+		return 0;
+	return exe_start - PATCH_AREA_SIZE - (1 << 20);
 }
 
-/* open, mmap the gate and the region, close, and mmap stub memory near the loader,
- * made by the borrowed thread at the loader's `syscall` at site, then at the gate's;
- * the region's base, or 0. The path is written below the stack pointer (past the
- * red zone; nothing of the program is there yet). */
-static uint64_t map_for(struct borrowed *b, uint64_t site, uint64_t *area)
+/* The set-up code, its data and the gate's code, as written at the loader's entry;
+ * its length, 0 if it does not fit. exe_hint: where to map stub memory near the
+ * executable, or 0. */
+static size_t blob_bytes(uint8_t *out, size_t cap, uint64_t exe_hint)
 {
-	char path[64];
-	uint64_t at = (b->saved.rsp - 1024) & ~(uint64_t)15, fd, gate, region = 0, ret;
-	struct iovec local = { path, 0 }, remote = { (void *)at, 0 };
+	size_t code = (size_t)(exec_blob_data - exec_blob), gate = (size_t)(gate_code_end - gate_code);
+	size_t len = code + EXEC_BLOB_GATE_COPY + gate;
+	uint8_t *data = out + code;
+	uint64_t size = region_size(), gate_len = gate;
 
-	local.iov_len = remote.iov_len = (size_t)snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(), region_fd()) + 1;
-	if (process_vm_writev(b->t->tid, &local, 1, &remote, 1, 0) != (ssize_t)local.iov_len
-	    || !borrow_call(b, site, SYS_open, (uint64_t[6]){ at, O_RDWR | O_CLOEXEC }, &fd))
+	if (len > cap)
 		return 0;
-	if (!borrow_call(b, site, SYS_mmap,
-			 (uint64_t[6]){ SYSTRACE_GATE_ADDR, REGION_GATE_SIZE, PROT_READ | PROT_EXEC,
-					MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0 }, &gate) || gate != SYSTRACE_GATE_ADDR) {
-		if (!b->gone)
-			borrow_call(b, site, SYS_close, (uint64_t[6]){ fd }, &ret);
-		return 0;
-	}
-	/* from here on at the gate: one stop each */
-	if (!borrow_call(b, SYSTRACE_GATE_ADDR, SYS_mmap,
-			 (uint64_t[6]){ 0, region_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0 }, &region))
-		region = 0;
-	if (!b->gone)
-		borrow_call(b, SYSTRACE_GATE_ADDR, SYS_close, (uint64_t[6]){ fd }, &ret);
-	/* no region (an address-space limit): the gate goes too, for the library to
-	 * find the address free and say why it cannot come up */
-	if (!b->gone && !region)
-		borrow_call(b, SYSTRACE_GATE_ADDR, SYS_munmap, (uint64_t[6]){ SYSTRACE_GATE_ADDR, REGION_GATE_SIZE }, &ret);
-	if (!b->gone && region
-	    && !borrow_call(b, SYSTRACE_GATE_ADDR, SYS_mmap,
-			    (uint64_t[6]){ 0, PATCH_AREA_SIZE, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
-					   (uint64_t)-1, 0 }, area))
-		*area = 0;
-	return b->gone ? 0 : region;
+	memset(out, 0, len);
+	memcpy(out, exec_blob, code);
+	memcpy(data + EXEC_BLOB_REGION_SIZE, &size, 8);
+	memcpy(data + EXEC_BLOB_EXE_HINT, &exe_hint, 8);
+	memcpy(data + EXEC_BLOB_GATE_LEN, &gate_len, 8);
+	snprintf((char *)data + EXEC_BLOB_PATH, EXEC_BLOB_PATH_MAX, "/proc/%d/fd/%d", (int)getpid(), region_fd());
+	memcpy(data + EXEC_BLOB_GATE_COPY, gate_code, gate);
+	return len;
 }
 
-/* Each step ends in a SIGTRAP the kernel forces, which would reset an ignored
- * SIGTRAP to its default and unblock a blocked one (both survive exec): with it
- * ignored the image goes without (rare); its blocked mask is kept to be put back. */
-static bool trap_untouched(pid_t tid, uint64_t *blocked)
+static bool is_address(uint64_t v)
 {
-	uint64_t ignored;
+	return v && v < (uint64_t)-4095;
+}
 
-	return procfs_status_u64(tid, "SigIgn", 16, &ignored) && !((ignored >> (SIGTRAP - 1)) & 1)
-	       && ptrace(PTRACE_GETSIGMASK, tid, sizeof(*blocked), blocked) == 0;
+/* What the set-up code left at its last stop (exec_blob.S): the region, the stub
+ * memory; false if it could not have the region, with the gate unmapped again (so
+ * that the library finds the address free and says why it cannot come up). */
+static bool take_results(struct borrowed *b, const struct user_regs_struct *at_end, uint64_t *region,
+			 uint64_t *area, uint64_t *exe_area)
+{
+	uint64_t ret;
+
+	*region = at_end->r12;
+	*area = is_address(at_end->r13) ? at_end->r13 : 0;
+	*exe_area = is_address(at_end->r14) ? at_end->r14 : 0;
+	if (at_end->r15 == 0 && is_address(*region))
+		return true;
+	/* (r15 2: the gate is mapped but there is no region) */
+	if (at_end->r15 == 2)
+		borrow_call_instead(b, SYS_munmap, (uint64_t[6]){ SYSTRACE_GATE_ADDR, REGION_GATE_SIZE }, &ret);
+	return false;
 }
 
 bool early_on_exec(struct thread *t)
 {
 	struct addr_space *as = t->img->as;
+	struct user_regs_struct regs;
 	struct borrowed b;
-	uint64_t site, region, area = 0, blocked;
+	uint8_t blob[1024], original[1024];
+	struct iovec local = { original, 0 }, remote = { NULL, 0 };
+	uint64_t region, area, exe_area, exe_start;
+	size_t len;
+	bool ok;
 
-	if (!library_enabled() || !borrow_begin(&b, t) || !find_loader(t, b.saved.rip)
-	    || !known_sites_plan_at(t, b.saved.rip) || !(site = loader_syscall(t)) || !trap_untouched(t->tid, &blocked))
+	if (!library_enabled() || !borrow_begin(&b, t) || !find_code(t, b.saved.rip, &exe_start)
+	    || !known_sites_plan_at(t, b.saved.rip)
+	    || !(len = blob_bytes(blob, sizeof(blob), exe_area_hint(t, exe_start)))
+	    || b.saved.rip + len > as->loader_end)
 		return true;
-	/* the exec event comes inside execve: a first step only returns from it */
-	if (!borrow_step(&b) || (t->slot = region_slot_take()) < 0)
-		return borrow_end(&b);
-	region = map_for(&b, site, &area);
-	if (b.gone)
-		return borrow_end(&b); /* the event loop has t's death now */
-	/* with gate and region there, the library must not map them again, even when
-	 * the stub memory is out of the loader's reach (its sites then wait) */
-	if (region) {
+	/* the loader's first bytes, put back when the set-up is done */
+	local.iov_len = remote.iov_len = len;
+	remote.iov_base = (void *)b.saved.rip;
+	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != (ssize_t)len
+	    || !as_write(as, t->tid, b.saved.rip, blob, len))
+		return true;
+	/* the gate's mmap (stop 1), then the set-up's last call (stop 2) */
+	ok = borrow_run_to_seccomp(&b, &regs) && borrow_run_to_seccomp(&b, &regs);
+	if (!b.gone)
+		as_write(as, t->tid, b.saved.rip, original, len);
+	if (ok && (t->slot = region_slot_take()) >= 0 && take_results(&b, &regs, &region, &area, &exe_area)) {
+		/* with gate and region there, the library must not map them again, even
+		 * when the stub memory is out of the loader's reach (its sites then wait) */
 		as->region_base = region;
 		as->mapped_at_exec = true;
 		if (area && as_within_reach(area, as->loader_start) && as_within_reach(area, as->loader_end))
 			as_add_area(as, area, PATCH_AREA_SIZE);
+		if (exe_area)
+			as_add_area(as, exe_area, PATCH_AREA_SIZE);
 		b.saved.gs_base = region + region_slot_offset(t->slot);
-	} else {
+	} else if (t->slot >= 0) {
 		region_slot_release(t->slot);
 		t->slot = -1;
 	}
-	borrow_end(&b);
-	ptrace(PTRACE_SETSIGMASK, t->tid, sizeof(blocked), &blocked);
+	/* back at the entry as at the exec event, the set-up's last call skipped, execve
+	 * returning 0 */
+	b.saved.orig_rax = (uint64_t)-1;
+	b.saved.rax = 0;
+	if (!borrow_end(&b))
+		return false; /* the event loop has t's death now */
 	if (as->mapped_at_exec)
 		known_sites_write_planned(t, as, 0);
 	return true;

@@ -1,12 +1,12 @@
 /* The in-process path from an image's first instruction. Before any preloaded
  * library can run, the loader (ld.so) makes some 25 syscalls, each a stop. At the
- * exec stop, before its first instruction, the tracer has the new image map the gate
- * and the region and stub memory near the loader (open, mmap, close made by the
- * stopped thread: 6 stops, the last ones at the gate), points the thread's %gs at a
- * slot, and patches the loader's sites that earlier images trapped at. The library
- * then finds all in place (its HELLO says so); what was counted until its READY is
- * early. A static program (no loader) and the first images of a run (nothing known
- * yet) go without. */
+ * exec event, before its first instruction, the tracer writes a short piece of code
+ * over the loader's entry (exec_blob.S) that maps the gate, the region and stub
+ * memory near the loader, the gate first and everything else through it: two stops
+ * in all. Then it puts the loader's bytes back, points the thread's %gs at a slot,
+ * and patches the loader's sites that earlier images trapped at. The library finds
+ * all in place; what was counted until its READY is early. A static program (no
+ * loader) and the first images of a run (nothing known yet) go without. */
 #ifndef SYSTRACE_EARLY_H
 #define SYSTRACE_EARLY_H
 

@@ -320,7 +320,7 @@ static void on_hello(struct thread *t, uint64_t site, uint64_t reply_addr)
 					.region_size = region_size() };
 	struct iovec local = { &hello, sizeof(hello) }, remote = { (void *)reply_addr, sizeof(hello) };
 
-	img->as->library_site = site;
+	img->said_hello = true;
 	if (t->slot < 0 && (t->slot = region_slot_take()) < 0) {
 		hello.status = LIBRARY_REGION_FULL;
 		img->rec.library = LIBRARY_IS_REGION_FULL;
@@ -345,7 +345,9 @@ static void on_ready(struct thread *t, uint64_t ready_addr)
 	status = (uint64_t)r.status < LIBRARY_STATUS_COUNT ? (uint64_t)r.status : LIBRARY_REGION_UNREACHABLE;
 	img->rec.instrument += r.gate_calls;
 	img->rec.library = from_status[status];
-	img->as->region_base = r.region_base;
+	/* (set up at exec, the library did not ask where the region is: early.c knows) */
+	if (!img->as->mapped_at_exec)
+		img->as->region_base = r.region_base;
 	/* what stubs written at exec counted so far was early (without them the slot,
 	 * taken at HELLO, is still empty: nothing to read) */
 	if (img->as->mapped_at_exec && t->slot >= 0)
@@ -357,6 +359,9 @@ static void on_ready(struct thread *t, uint64_t ready_addr)
 		img->rec.library = LIBRARY_IS_THREADS_BEFORE;
 	} else if (status == LIBRARY_READY && give_slot(t)) {
 		img->ready = img->late = true;
+		/* no HELLO (set up at exec): what is known is planned now */
+		if (!img->said_hello)
+			known_sites_prepare(t, r.stub_room);
 		known_sites_write_at_ready(t, r.stub_room, r.stub_room_size, r.area);
 	}
 	answer(t->tid, 0);
@@ -365,6 +370,7 @@ static void on_ready(struct thread *t, uint64_t ready_addr)
 void library_on_control(struct thread *t, uint64_t site, const uint64_t *args)
 {
 	t->img->rec.instrument++;
+	t->img->as->library_site = site;
 	if (mode == PATCH_OFF)
 		answer(t->tid, -EINVAL); /* no region: a library that was not asked for */
 	else if (args[1] == CONTROL_HELLO && !t->img->ready)

@@ -6,12 +6,16 @@
 #include "syscall_names.h"
 
 static const char *const names[] = {
-	"rt_sigreturn", "clone", "clone3", "fork", "vfork", "execve", "execveat", "munmap",
-	"exit", "sched_setaffinity", "sched_getaffinity", "arch_prctl",
+	"rt_sigreturn", "clone", "clone3", "fork", "vfork", "execve", "execveat",
+	"exit", "sched_setaffinity", "sched_getaffinity",
 };
 #define NCALLS (sizeof(names) / sizeof(names[0]))
 static int indexes[NCALLS];
 static const char *reasons[NCALLS];
+static struct stub_guard guards[] = {
+	{ .kind = GUARD_SETS_GS }, /* arch_prctl */
+	{ .kind = GUARD_UNMAPS_OWN }, /* munmap */
+};
 
 void must_stop_setup(void)
 {
@@ -22,6 +26,8 @@ void must_stop_setup(void)
 		snprintf(reason, sizeof(reason), "syscall-%s", names[i]);
 		reasons[i] = intern(reason);
 	}
+	guards[0].nr = syscall_index_of(ABI_X86_64, "arch_prctl");
+	guards[1].nr = syscall_index_of(ABI_X86_64, "munmap");
 }
 
 const char *must_stop_reason(int nr)
@@ -36,4 +42,10 @@ const int *must_stop_indexes(size_t *n)
 {
 	*n = NCALLS;
 	return indexes;
+}
+
+const struct stub_guard *must_stop_guards(size_t *n)
+{
+	*n = sizeof(guards) / sizeof(guards[0]);
+	return guards;
 }

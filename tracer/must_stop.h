@@ -3,22 +3,30 @@
  * `syscall`:
  *   - they change the stack or never return to the stub: rt_sigreturn, clone, clone3,
  *     fork, vfork (a child would return into the stub on a stack it does not have);
- *   - they may take away the stack the gate call returns through: munmap and exit (a
- *     thread that unmaps its own stack and exits, as musl's pthread_exit does);
+ *   - exit may run on a stack the thread itself unmapped (musl's pthread_exit:
+ *     munmap, then exit), which the stub's call to the gate would need;
  *   - the tracer needs their entry: execve, execveat (the environment), the
- *     affinity calls (placement.c), arch_prctl (a program that sets its own %gs base
- *     takes the stubs' counters away).
- * All are rare in a run but munmap, which is under 1% of a build's calls. */
+ *     affinity calls (placement.c).
+ * And the calls that must stop only in some cases (the stubs check, patcher/stub.h):
+ *   - arch_prctl(ARCH_SET_GS): a program that sets its own %gs base takes the stubs'
+ *     counters away (library.c withdraws the patches first); glibc's loader makes
+ *     one arch_prctl(ARCH_SET_FS) per image, which goes in-process;
+ *   - munmap of a range that holds the thread's stack pointer, the stub itself or
+ *     the gate: the gate call would return through what it unmapped. */
 #ifndef SYSTRACE_MUST_STOP_H
 #define SYSTRACE_MUST_STOP_H
 
 #include <stddef.h>
 
+#include "stub.h"
+
 void must_stop_setup(void);
-/* Why a site whose fixed x86-64 number is nr stays traced ("syscall-munmap"), or
+/* Why a site whose fixed x86-64 number is nr stays traced ("syscall-execve"), or
  * NULL when it need not. */
 const char *must_stop_reason(int nr);
 /* Their counter indexes (x86-64), n of them, for the stubs' run-time checks. */
 const int *must_stop_indexes(size_t *n);
+/* The calls that stop only in some cases, for the stubs (x86-64 numbers). */
+const struct stub_guard *must_stop_guards(size_t *n);
 
 #endif

@@ -19,6 +19,7 @@ bool patch_build(struct addr_space *as, struct patch *p, uint64_t at, uint8_t st
 	};
 
 	cfg.slow_nrs = must_stop_indexes(&cfg.nslow);
+	cfg.guards = must_stop_guards(&cfg.nguards);
 	if (as->next_counter >= REGION_SLOT_SITES) {
 		patch_decide(p, "counters-full");
 		return false;

@@ -29,6 +29,7 @@ struct image {
 	/* the in-process path (library.c) */
 	struct addr_space *as;          /* shared with threads, vfork and CLONE_VM children */
 	bool owns_as;                   /* made it (exec, fork), rather than shares it */
+	bool said_hello;                /* its library asked where the region is (HELLO) */
 	bool ready;                     /* its library is up: sites may be patched */
 	bool late;                      /* its library has been up: calls are no longer early */
 	struct perf_counters perf;      /* the process's; handed on at exec */

@@ -50,6 +50,10 @@ struct rig {
 
 typedef long (*fn3)(long, long, long);
 
+/* The numbers that must stop only in some cases, for the rigs built while set. */
+static const struct stub_guard *rig_guards;
+static size_t rig_nguards;
+
 static fn3 rig_install_at(struct rig *r, const uint8_t *fn, size_t len, size_t site_off, const int *slow,
 			  size_t nslow, int32_t site_counter)
 {
@@ -71,7 +75,8 @@ static fn3 rig_install_at(struct rig *r, const uint8_t *fn, size_t len, size_t s
 	ck_assert_ptr_null(patch_plan_make(&s, r->code, len, (uintptr_t)r->code, (uintptr_t)r->code + site_off, &r->plan));
 	code_scan_free(&s);
 	cfg = (struct stub_config){ .gate = (uintptr_t)r->gate, .site_counter = site_counter,
-				    .nr_counters = NR_COUNTERS, .nr_limit = NR_LIMIT, .slow_nrs = slow, .nslow = nslow };
+				    .nr_counters = NR_COUNTERS, .nr_limit = NR_LIMIT, .slow_nrs = slow, .nslow = nslow,
+				    .guards = rig_guards, .nguards = rig_nguards };
 	ck_assert_uint_gt(stub_build(&r->plan, &cfg, (uintptr_t)r->stub, r->stub, STUB_MAX_LEN, &r->layout), 0);
 	ck_assert(patch_bytes(&r->plan, (uintptr_t)r->stub, r->code + (r->plan.start - (uintptr_t)r->code)));
 	return (fn3)(void *)r->code;
@@ -175,6 +180,63 @@ START_TEST(run_time_number)
 	ck_assert_uint_eq(total, 4);
 	gs_release();
 	rig_free(&r);
+}
+END_TEST
+
+static const struct stub_guard guards[] = {
+	{ SYS_arch_prctl, GUARD_SETS_GS },
+	{ SYS_munmap, GUARD_UNMAPS_OWN },
+};
+
+/* Calls munmap through fn on [at, at + len) (not page-aligned: EINVAL on either path,
+ * nothing is unmapped); whether the stub made it in-process (counted). */
+static bool unmap_counted(fn3 fn, bool fixed, const struct block *b, const struct rig *r, uint64_t at, long len)
+{
+	uint64_t before = site_count(b, r);
+
+	ck_assert_int_eq(fixed ? fn((long)at, len, 0) : fn(SYS_munmap, (long)at, len), -EINVAL);
+	return site_count(b, r) == before + 1;
+}
+
+/* arch_prctl stops only to set %gs; munmap only over the stack, the stub or the gate. */
+START_TEST(guarded_numbers)
+{
+	static const uint8_t munmap_fn[] = { 0xb8, 0x0b, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xc3 };
+	struct block b = { { 0 } };
+	struct rig r, fixed;
+	fn3 fn, fixed_fn;
+	uint64_t gs = 0, here = (uintptr_t)&gs;
+
+	rig_guards = guards;
+	rig_nguards = 2;
+	fn = rig_install(&r, syscall_fn, sizeof(syscall_fn), 9, NULL, 0);
+	fixed_fn = rig_install_at(&fixed, munmap_fn, sizeof(munmap_fn), 5, NULL, 0, 16);
+	rig_guards = NULL;
+	rig_nguards = 0;
+	ck_assert_int_eq(fixed.plan.nr, SYS_munmap);
+	gs_use(&b);
+	ck_assert_int_eq(fn(SYS_arch_prctl, ARCH_GET_GS, (long)&gs), 0);
+	ck_assert_uint_eq(gs, (uintptr_t)&b);
+	ck_assert_uint_eq(site_count(&b, &r), 1);
+	ck_assert_uint_eq(nr_count(&b, SYS_arch_prctl), 1);
+	ck_assert_int_eq(fn(SYS_arch_prctl, ARCH_SET_GS, (long)&b), 0); /* slow: not counted */
+	ck_assert_uint_eq(site_count(&b, &r), 1);
+	for (int k = 0; k < 2; k++) {
+		fn3 f = k ? fixed_fn : fn;
+		const struct rig *g = k ? &fixed : &r;
+
+		ck_assert(unmap_counted(f, k, &b, g, (uintptr_t)g->code + 3 * PAGE + 1, 16));
+		ck_assert(!unmap_counted(f, k, &b, g, here - 4097, 8192)); /* the stack pointer */
+		ck_assert(unmap_counted(f, k, &b, g, here + 4097, 8192));  /* above it */
+		ck_assert(!unmap_counted(f, k, &b, g, (uintptr_t)g->stub - 1, PAGE));
+		ck_assert(!unmap_counted(f, k, &b, g, (uintptr_t)g->gate - 1, 16));
+		/* a length the kernel rounds up to a page that holds the gate */
+		ck_assert(!unmap_counted(f, k, &b, g, (uintptr_t)g->gate - PAGE + 1, PAGE - 2));
+		ck_assert(unmap_counted(f, k, &b, g, (uintptr_t)g->gate - 2 * PAGE + 1, PAGE - 2));
+	}
+	gs_release();
+	rig_free(&r);
+	rig_free(&fixed);
 }
 END_TEST
 
@@ -739,5 +801,6 @@ Suite *stub_suite(void)
 	return single_case_suite("stub", (const TTest *const[]){
 		fixed_number_before, fixed_number_after, run_time_number, registers_flags_and_red_zone_are_kept,
 		layout_and_translation, patch_is_a_jump_then_int3, stubs_that_cannot_be_built, stubs_decode_as_documented,
-		rewind_to_an_interrupted_load, a_rewound_triple_loses_no_count, each_thread_counts_in_its_own_block, NULL });
+		rewind_to_an_interrupted_load, a_rewound_triple_loses_no_count, each_thread_counts_in_its_own_block,
+		guarded_numbers, NULL });
 }
