@@ -160,9 +160,15 @@ __attribute__((constructor)) static void systrace_start(void)
 
 	if (!getenv(SYSTRACE_ENV))
 		return;
-	/* all in place: the tracer only needs to hear that the libraries are loaded */
+	/* all in place: the tracer only needs to hear that the libraries are loaded, if
+	 * it has not seen so already */
 	if (set_up_at_exec()) {
-		systrace_raw_syscall(SYSTRACE_CONTROL_NR, (long)SYSTRACE_MAGIC, CONTROL_READY, (long)&ready, 0, 0, 0);
+		uint64_t up;
+
+		__asm__ volatile("mov %%gs:" STRINGIFY(REGION_SLOT_UP_AT) ", %0" : "=r"(up));
+		if (up != REGION_UP_MAGIC)
+			systrace_raw_syscall(SYSTRACE_CONTROL_NR, (long)SYSTRACE_MAGIC, CONTROL_READY, (long)&ready, 0, 0,
+					     0);
 		return;
 	}
 	/* not under systrace after all (a stale environment): the kernel says ENOSYS */

@@ -82,8 +82,16 @@ struct systrace_ready {
 #define REGION_NRS 512          /* per-number counters, for sites whose number varies */
 #define REGION_SLOT_SITES 2552  /* site counters per slot (per address space's sites) */
 
+/* Set by the tracer in a thread's slot (its word REGION_SLOT_UP) when it brought the
+ * image's in-process path up by itself (an image set up at exec, at its first call
+ * after the loader's work): the library then has nothing to say, not even READY. */
+#define REGION_SLOT_UP 0
+#define REGION_SLOT_UP_AT (8 * REGION_SLOT_UP)
+#define REGION_UP_MAGIC 0x7570ull /* "up" */
+
 struct region_slot {
-	uint64_t pad[8];            /* the counters start on a cache line of their own */
+	uint64_t pad[8];            /* the counters start on a cache line of their own;
+	                               pad[REGION_SLOT_UP]: see above */
 	uint64_t nr_calls[REGION_NRS];
 	uint64_t site_calls[REGION_SLOT_SITES];
 };

@@ -31,9 +31,14 @@ enum patch_origin {
 	PATCH_INHERITED,  /* came with a fork's copy of the memory: cost nothing */
 };
 
+struct object;
+
 /* A site's patch; parallel to the address space's site records. */
 struct patch {
 	enum patch_state state;
+	const struct object *object; /* planned, written or stale: the object whose known
+	                                site it is (objects.h), or NULL; and its index */
+	uint32_t known;
 	const char *reason;        /* PATCH_REFUSED: a short word ("branch-target") */
 	enum patch_origin origin;  /* written or stale */
 	struct patch_plan plan;    /* planned, written or stale */

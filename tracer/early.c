@@ -19,6 +19,7 @@
 #include "gate_code.h"
 #include "known_sites.h"
 #include "library.h"
+#include "objects.h"
 #include "proc_maps.h"
 #include "procfs.h"
 #include "region.h"
@@ -27,30 +28,6 @@
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
-
-/* The loader's code: the executable mapping at the first instruction, when it is
- * not the executable itself (a static program has no loader to patch); and the
- * executable's, the lowest executable mapping (0 if not found). */
-static bool find_code(struct thread *t, uint64_t rip, uint64_t *exe_start)
-{
-	struct proc_maps maps = { .fd = -1 };
-	const struct map_entry *e;
-	bool found = false;
-
-	*exe_start = 0;
-	if (!proc_maps_open(&maps, t->tid))
-		return false;
-	e = proc_maps_find(&maps, rip);
-	if (e && e->path[0] == '/' && (!t->img->rec.exe || strcmp(e->path, t->img->rec.exe) != 0)) {
-		t->img->as->loader_start = e->start;
-		t->img->as->loader_end = e->end;
-		found = true;
-		if ((e = proc_maps_next(&maps, 0)) && e->start != t->img->as->loader_start)
-			*exe_start = e->start;
-	}
-	proc_maps_close(&maps);
-	return found;
-}
 
 /* Where stub memory near the executable at exe_start may go (just below it: the
  * heap and the libraries are above), when sites of it are known; else 0. */
@@ -114,13 +91,17 @@ bool early_on_exec(struct thread *t)
 	struct borrowed b;
 	uint8_t blob[1024], original[1024];
 	struct iovec local = { original, 0 }, remote = { NULL, 0 };
-	uint64_t region, area, exe_area, exe_start;
+	uint64_t region, area, exe_area;
+	struct exec_code code;
 	size_t len;
 	bool ok;
 
-	if (!library_enabled() || !borrow_begin(&b, t) || !find_code(t, b.saved.rip, &exe_start)
-	    || !known_sites_plan_at(t, b.saved.rip)
-	    || !(len = blob_bytes(blob, sizeof(blob), exe_area_hint(t, exe_start)))
+	if (!library_enabled() || !borrow_begin(&b, t) || !objects_at_exec(t->tid, b.saved.rip, t->img->rec.exe, &code))
+		return true;
+	as->loader_start = code.loader_start;
+	as->loader_end = code.loader_end;
+	t->img->exe_object = code.exe;
+	if (!known_sites_plan_at(t, b.saved.rip) || !(len = blob_bytes(blob, sizeof(blob), exe_area_hint(t, code.exe_start)))
 	    || b.saved.rip + len > as->loader_end)
 		return true;
 	/* the loader's first bytes, put back when the set-up is done */

@@ -9,6 +9,7 @@
 #include "patch_build.h"
 #include "proc_maps.h"
 #include "procfs.h"
+#include "site_history.h"
 #include "site_plan.h"
 
 static bool prepatch;
@@ -18,12 +19,25 @@ void known_sites_setup(bool ahead)
 	prepatch = ahead;
 }
 
-/* objects_known_fn: the site planned in the address space arg, unless decided. */
-static void add_known(void *arg, const struct site_record *named, const struct patch_plan *plan)
-{
-	struct patch *p;
-	struct site_record *s = as_site(arg, named->addr, &p);
+/* Where known sites go: an image's memory, and whether to ask history_wants. */
+struct known_into {
+	struct addr_space *as;
+	const struct image *img;
+	bool all; /* every known site (at exec: the loader's run in every image) */
+};
 
+/* objects_known_fn: the site planned in arg's memory, unless decided there, if
+ * the image is likely to run it (site_history.h). */
+static void add_known(void *arg, const struct site_record *named, const struct patch_plan *plan,
+		      const struct object *o, uint32_t index)
+{
+	const struct known_into *into = arg;
+	struct patch *p;
+	struct site_record *s;
+
+	if (!into->all && !history_wants(into->img->exe_object, o, index))
+		return;
+	s = as_site(into->as, named->addr, &p);
 	if (p->state != PATCH_UNPLANNED)
 		return;
 	s->object = named->object;
@@ -34,6 +48,8 @@ static void add_known(void *arg, const struct site_record *named, const struct p
 	s->syscall = plan->nr >= 0 ? syscall_index(ABI_X86_64, plan->nr) : SITE_SYSCALL_VARIES;
 	p->plan = *plan;
 	p->state = PATCH_PLANNED;
+	p->object = o;
+	p->known = index;
 }
 
 /* The sites out of reach of the library's stub room (the executable's). */
@@ -68,9 +84,13 @@ uint64_t known_sites_prepare(struct thread *t, uint64_t library_code)
 	struct far_range far;
 	uint64_t at;
 
+	struct known_into into = { t->img->as, t->img, prepatch };
+
+	if (!t->img->exe_object && t->img->rec.started_by_exec)
+		t->img->exe_object = objects_exe_of(t->tid);
 	if (prepatch)
 		site_plan_ahead(t->tid);
-	if (!objects_for_each_known(t->tid, add_known, t->img->as))
+	if (!objects_for_each_known(t->tid, add_known, &into))
 		return 0;
 	far = far_sites(t->img->as, library_code);
 	if (!far.hi)
@@ -172,6 +192,7 @@ void known_sites_write_planned(struct thread *t, struct addr_space *as, uint64_t
 	cost = done ? (monotonic_ns() - began) / done : 0;
 	for (size_t i = 0; i < done; i++)
 		list[i]->cost_ns = cost;
+	history_note_batch(cost * done, done);
 	free(list);
 	free(now);
 }
@@ -189,28 +210,49 @@ void known_sites_write_at_ready(struct thread *t, uint64_t room, uint64_t room_s
 
 size_t known_sites_plan_at(struct thread *t, uint64_t addr)
 {
-	struct addr_space *as = t->img->as;
-	size_t before = as->sites.n;
+	struct known_into into = { t->img->as, t->img, prepatch };
+	size_t before = into.as->sites.n;
 
-	objects_for_each_known_at(t->tid, addr, add_known, as);
-	return as->sites.n - before;
+	objects_for_each_known_at(t->tid, addr, add_known, &into);
+	return into.as->sites.n - before;
 }
 
 void known_sites_write_all(struct thread *t, struct addr_space *as, uint64_t site)
 {
+	struct known_into into = { as, t->img, prepatch };
+
 	if (!thread_alone_in_memory(t))
 		return;
-	objects_for_each_known(t->tid, add_known, as);
+	objects_for_each_known(t->tid, add_known, &into);
 	known_sites_write_planned(t, as, site + 2);
 }
 
 void known_sites_write_object(struct thread *t, struct addr_space *as, uint64_t site)
 {
+	struct known_into into = { as, t->img, prepatch };
 	size_t before = as->sites.n;
 
 	if (!thread_alone_in_memory(t))
 		return;
-	objects_for_each_known_at(t->tid, site, add_known, as);
+	objects_for_each_known_at(t->tid, site, add_known, &into);
 	if (as->sites.n > before)
 		known_sites_write_planned(t, as, site + 2);
+}
+
+void known_sites_note_image(const struct image *img)
+{
+	const struct addr_space *as = img->as;
+
+	/* the images whose start the policy decided: an exec's, with its own memory */
+	if (!as || !img->owns_as || !img->rec.started_by_exec || !img->late)
+		return;
+	for (size_t i = 0; i < as->sites.n; i++) {
+		const struct patch *p = &as->patches[i];
+		const struct site_record *s;
+
+		if (!p->object)
+			continue;
+		s = site_table_find(&img->sites, as->sites.sites[i].addr);
+		history_note(img->serial, img->exe_object, p->object, p->known, s && s->ptraced + s->inprocess > 0);
+	}
 }

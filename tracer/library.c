@@ -367,6 +367,19 @@ static void on_ready(struct thread *t, uint64_t ready_addr)
 	answer(t->tid, 0);
 }
 
+bool library_up_without_ready(struct thread *t)
+{
+	struct image *img = t->img;
+
+	if (img->ready || !img->as->mapped_at_exec || img->as->gs_taken || t->slot < 0 || !thread_alone_in_memory(t))
+		return false;
+	take_counts(t, true); /* what the stubs written at exec counted was early */
+	region_slot(t->slot)->pad[REGION_SLOT_UP] = REGION_UP_MAGIC;
+	img->rec.library = LIBRARY_IS_READY;
+	img->ready = img->late = true;
+	return true;
+}
+
 void library_on_control(struct thread *t, uint64_t site, const uint64_t *args)
 {
 	t->img->rec.instrument++;
@@ -506,6 +519,7 @@ void library_image_complete(struct image *img)
 
 	if (as && img->owns_as)
 		account_patches(img, as);
+	known_sites_note_image(img);
 
 	/* the state of every site the image trapped at */
 	for (size_t i = 0; i < img->sites.n; i++) {

@@ -25,6 +25,11 @@ void library_on_execve_failed(struct thread *t, bool is_execveat);
 bool library_is_control(long nr, const uint64_t *args);
 /* Answers it; the call itself never reaches the kernel. */
 void library_on_control(struct thread *t, uint64_t site, const uint64_t *args);
+/* In an image set up at exec, at its first call outside the loader (the libraries
+ * are loaded, none has run): its in-process path is up, and its library is told it
+ * need not send READY (region.h). False if the image cannot be brought up so (not
+ * set up at exec, threads, %gs taken): it waits for READY. */
+bool library_up_without_ready(struct thread *t);
 /* A new image's library state and address space: an exec'd image starts without
  * either; a child inherits its creator's (a fork child a copy of the patches, a
  * child sharing the memory the same ones). */

@@ -22,6 +22,7 @@
 #include "procfs.h"
 #include "shared_region.h"
 #include "signals.h"
+#include "site_history.h"
 #include "syscall_log.h"
 #include "tasks.h"
 
@@ -44,6 +45,7 @@ static void measure_costs(struct totals *totals)
 	if (calibrate(&c, region_fd(), err, sizeof(err))) {
 		totals_set_costs(totals, c.stop_ns, c.inprocess_ns, c.took_ns);
 		library_set_saving(totals->saving_per_call_ns);
+		history_set_stop_cost(c.stop_ns);
 	} else
 		fprintf(stderr, "systrace: warning: cannot measure what a stop and an in-process call cost: %s "
 				"(stop_cost_ns, inprocess_cost_ns and saving_per_call_ns are left empty)\n", err);
@@ -144,6 +146,7 @@ int main(int argc, char **argv)
 				"are killed and reported as running\n");
 	tasks_flush_all();
 	objects_free_all();
+	history_free();
 	region_destroy();
 	if (!close_log(opt.log)) {
 		output_dir_discard(&out);

@@ -69,15 +69,40 @@ static const char *mapped_file(pid_t pid, const struct map_entry *e, char *via, 
 	return stat(e->path, st) == 0 ? e->path : NULL;
 }
 
+/* An object read already whose device and inode are those of e, and whose build-id
+ * the kernel gives for the mapping: the same file, though an inode number can be
+ * reused once its file is deleted (configure's conftests), since the build-id is
+ * the content's. Cheaper than a stat through map_files. NULL if not found so. */
+static struct object *known_by_build_id(const struct map_entry *e)
+{
+	struct stat key = { .st_dev = e->dev, .st_ino = e->ino };
+	char id[sizeof(((struct elf_object *)0)->build_id)];
+	struct object *o;
+
+	if (!e->ino)
+		return NULL;
+	for (o = *bucket_of(&key); o; o = o->next)
+		if (o->dev == e->dev && o->ino == e->ino && o->elf.build_id[0])
+			break;
+	if (!o || !proc_maps_build_id(&maps, e->start, id, sizeof(id)))
+		return NULL;
+	for (; o; o = o->next)
+		if (o->dev == e->dev && o->ino == e->ino && strcmp(o->elf.build_id, id) == 0)
+			return o;
+	return NULL;
+}
+
 static struct object *object_of(pid_t pid, const struct map_entry *e)
 {
 	char via[96];
 	struct stat st;
 	struct object *o, **head;
-	const char *path = mapped_file(pid, e, via, sizeof(via), &st);
+	const char *path;
 	int fd;
 
-	if (!path)
+	if ((o = known_by_build_id(e)))
+		return o;
+	if (!(path = mapped_file(pid, e, via, sizeof(via), &st)))
 		return NULL;
 	head = bucket_of(&st);
 	for (o = *head; o; o = o->next)
@@ -209,18 +234,40 @@ static void shift_plan(struct patch_plan *plan, uint64_t by)
 	plan->end += by;
 }
 
-void objects_learn(const struct code_object *code, const struct patch_plan *plan)
+/* The index of the object's known site at ELF address vaddr, or -1. */
+static long known_index(const struct object *o, uint64_t vaddr)
+{
+	for (size_t i = 0; i < o->nknown; i++)
+		if (o->known[i].site == vaddr)
+			return (long)i;
+	return -1;
+}
+
+uint32_t objects_learn(const struct code_object *code, const struct patch_plan *plan)
 {
 	struct object *o = code->object;
+	long at = known_index(o, plan->site - code->bias);
 	struct patch_plan *k;
 
-	for (size_t i = 0; i < o->nknown; i++)
-		if (o->known[i].site == plan->site - code->bias)
-			return;
+	if (at >= 0)
+		return (uint32_t)at;
 	o->known = grow_array(o->known, &o->cap_known, o->nknown, sizeof(*o->known));
-	k = &o->known[o->nknown++];
+	k = &o->known[o->nknown];
 	*k = *plan;
 	shift_plan(k, -code->bias);
+	return (uint32_t)o->nknown++;
+}
+
+bool objects_known_plan(const struct code_object *code, uint64_t addr, struct patch_plan *plan, uint32_t *index)
+{
+	long at = known_index(code->object, addr - code->bias);
+
+	if (at < 0)
+		return false;
+	*plan = code->object->known[at];
+	shift_plan(plan, code->bias);
+	*index = (uint32_t)at;
+	return true;
 }
 
 void objects_learn_refusal(const struct code_object *code, uint64_t addr, const char *reason)
@@ -261,7 +308,7 @@ static void known_in(pid_t tid, const struct map_entry *e, objects_known_fn *fn,
 		s = (struct site_record){ .addr = plan.site };
 		resolve_one(&s, e, o);
 		s.named = true;
-		fn(arg, &s, &plan);
+		fn(arg, &s, &plan, o, (uint32_t)i);
 	}
 }
 
@@ -276,6 +323,39 @@ bool objects_for_each_known(pid_t tid, objects_known_fn *fn, void *arg)
 			known_in(tid, e, fn, arg);
 	objects_end();
 	return true;
+}
+
+bool objects_at_exec(pid_t tid, uint64_t rip, const char *exe_path, struct exec_code *c)
+{
+	const struct map_entry *e;
+
+	*c = (struct exec_code){ 0 };
+	if (!objects_begin(tid))
+		return false;
+	e = proc_maps_find(&maps, rip);
+	if (e && e->path[0] == '/' && (!exe_path || strcmp(e->path, exe_path) != 0)) {
+		c->loader_start = e->start;
+		c->loader_end = e->end;
+		if ((e = proc_maps_next(&maps, 0)) && e->start != c->loader_start && e->path[0] == '/') {
+			c->exe_start = e->start;
+			c->exe = object_of(tid, e);
+		}
+	}
+	objects_end();
+	return c->loader_start != 0;
+}
+
+struct object *objects_exe_of(pid_t tid)
+{
+	const struct map_entry *e;
+	struct object *o = NULL;
+
+	if (!objects_begin(tid))
+		return NULL;
+	if ((e = proc_maps_next(&maps, 0)) && e->path[0] == '/')
+		o = object_of(tid, e);
+	objects_end();
+	return o;
 }
 
 void objects_for_each_known_at(pid_t tid, uint64_t addr, objects_known_fn *fn, void *arg)

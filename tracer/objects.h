@@ -31,16 +31,32 @@ struct code_object {
  * itself. */
 const char *objects_code_of(pid_t tid, struct site_record *s, struct code_object *code);
 /* Keeps, for the rest of the run, that the object's site can be patched as plan
- * says (plan in runtime addresses of the process code describes). */
-void objects_learn(const struct code_object *code, const struct patch_plan *plan);
+ * says (plan in runtime addresses of the process code describes); the site's index
+ * among the object's known sites (site_history.h counts by it). */
+uint32_t objects_learn(const struct code_object *code, const struct patch_plan *plan);
+/* The plan learned for the object's site at addr (in runtime addresses of the
+ * process code describes), and its index; false if none. */
+bool objects_known_plan(const struct code_object *code, uint64_t addr, struct patch_plan *plan, uint32_t *index);
 /* Keeps that the object's site at addr cannot be patched, and why (a reason that
  * holds in every process: the code's, not this memory's); and finds it again. */
 void objects_learn_refusal(const struct code_object *code, uint64_t addr, const char *reason);
 const char *objects_refusal(const struct code_object *code, uint64_t addr);
 /* Calls fn for every site learned in any object mapped executable in tid's memory,
- * with the site named and the plan in tid's addresses; false if tid is gone. */
-typedef void objects_known_fn(void *arg, const struct site_record *named, const struct patch_plan *plan);
+ * with the site named, the plan in tid's addresses, its object and its index there;
+ * false if tid is gone. */
+typedef void objects_known_fn(void *arg, const struct site_record *named, const struct patch_plan *plan,
+			      const struct object *o, uint32_t index);
 bool objects_for_each_known(pid_t tid, objects_known_fn *fn, void *arg);
+/* At an exec event (rip: the image's first instruction): the loader's code, the
+ * executable mapping at rip unless it is the executable itself (a static program:
+ * false), and the executable's object and lowest executable address. */
+struct exec_code {
+	uint64_t loader_start, loader_end, exe_start;
+	struct object *exe;
+};
+bool objects_at_exec(pid_t tid, uint64_t rip, const char *exe_path, struct exec_code *c);
+/* The executable's object: the one of the lowest executable mapping; NULL if none. */
+struct object *objects_exe_of(pid_t tid);
 /* The same for the one object mapped at addr. */
 void objects_for_each_known_at(pid_t tid, uint64_t addr, objects_known_fn *fn, void *arg);
 /* For --prepatch: calls fn for every syscall instruction that the sweep finds in each

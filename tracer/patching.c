@@ -5,11 +5,13 @@
 
 #include "borrow.h"
 #include "known_sites.h"
+#include "library.h"
 #include "must_stop.h"
 #include "patch_build.h"
 #include "proc_maps.h"
 #include "procfs.h"
 #include "restarts.h"
+#include "site_history.h"
 #include "site_plan.h"
 #include "write_protocol.h"
 
@@ -75,16 +77,18 @@ static enum patch_result apply(struct thread *t, struct addr_space *as, struct p
 	if (!patch_write(t, as, p, stub, len, jump, mode == PATCH_SAFE))
 		return PATCH_RESUME; /* pending: a later trap tries again */
 	patch_mark_written(as, p, len, PATCH_AT_TRAP, monotonic_ns() - began);
+	history_note_trap_patch(p->cost_ns);
 	return PATCH_RESUME;
 }
 
 /* A trap before the library is ready. Its site is planned for the images to come
  * (the loader's; and any, once this image has the gate from exec): they get it
- * patched from their first instruction (tracer/early.c). Nothing is written at
- * this site now: the gate may not be there. With the gate there, and t alone: at
- * the first such trap, every site known in the objects mapped by then (libc: the
- * loader has done its work when its first call stops, at arch_prctl), and later the
- * known sites of the object trapped in. */
+ * patched from their first instruction (tracer/early.c). With the gate there (set
+ * up at exec) and t alone, the first trap outside the loader comes once the loader
+ * has mapped every library and before any has run (libc's first call, a
+ * getrlimit in its start-up): every site known in the objects mapped is written
+ * then, and the image's in-process path is up without waiting for the library's
+ * READY; a later early trap writes the known sites of the object trapped in. */
 static void on_early_call(struct thread *t, struct addr_space *as, uint64_t site, long nr)
 {
 	bool in_loader = site >= as->loader_start && site < as->loader_end;
@@ -93,12 +97,13 @@ static void on_early_call(struct thread *t, struct addr_space *as, uint64_t site
 
 	if ((in_loader || as->mapped_at_exec) && p->state == PATCH_UNPLANNED)
 		site_plan(t, as, s, p, nr);
-	if (!as->mapped_at_exec || as->gs_taken || !thread_alone_in_memory(t))
+	if (!as->mapped_at_exec || as->gs_taken || in_loader || !thread_alone_in_memory(t))
 		return;
 	if (!as->walked_known) {
 		as->walked_known = true;
 		known_sites_write_all(t, as, site);
-	} else if (!in_loader) {
+		library_up_without_ready(t);
+	} else {
 		known_sites_write_object(t, as, site);
 	}
 }

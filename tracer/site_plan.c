@@ -25,6 +25,22 @@ static const char *plan_in(pid_t tid, const struct code_object *code, uint64_t a
 	return NULL;
 }
 
+/* The plan an earlier process learned for the site, if memory still holds the bytes
+ * it replaces: no decoding again. */
+static bool plan_known(pid_t tid, const struct code_object *code, uint64_t addr, struct patch_plan *plan,
+		       uint32_t *index)
+{
+	uint8_t now[PATCH_MAX_COVER];
+	struct iovec local = { now, 0 }, remote = { NULL, 0 };
+
+	if (!objects_known_plan(code, addr, plan, index))
+		return false;
+	local.iov_len = remote.iov_len = plan->end - plan->start;
+	remote.iov_base = (void *)plan->start;
+	return process_vm_readv(tid, &local, 1, &remote, 1, 0) == (ssize_t)local.iov_len
+	       && memcmp(now, plan->original, local.iov_len) == 0;
+}
+
 /* NULL, or why the site cannot be patched. */
 static const char *plan_site(struct thread *t, struct addr_space *as, struct site_record *s, struct patch *p, long nr)
 {
@@ -36,7 +52,9 @@ static const char *plan_site(struct thread *t, struct addr_space *as, struct sit
 	/* refused in an earlier process: the same code, the same answer */
 	if ((reason = objects_refusal(&code, s->addr)))
 		return reason;
-	if ((reason = plan_in(t->tid, &code, s->addr, &p->plan)) || (reason = must_stop_reason(p->plan.nr))) {
+	if (plan_known(t->tid, &code, s->addr, &p->plan, &p->known)) {
+		p->object = code.object;
+	} else if ((reason = plan_in(t->tid, &code, s->addr, &p->plan)) || (reason = must_stop_reason(p->plan.nr))) {
 		/* (a process gone mid-read says nothing of the code) */
 		if (strcmp(reason, "unreadable-code") != 0)
 			objects_learn_refusal(&code, s->addr, reason);
@@ -47,7 +65,8 @@ static const char *plan_site(struct thread *t, struct addr_space *as, struct sit
 	if (p->plan.nr >= 0 && p->plan.nr != nr)
 		return "number-mismatch";
 	s->syscall = p->plan.nr >= 0 ? syscall_index(ABI_X86_64, p->plan.nr) : SITE_SYSCALL_VARIES;
-	objects_learn(&code, &p->plan);
+	p->known = objects_learn(&code, &p->plan);
+	p->object = code.object;
 	return NULL;
 }
 

@@ -153,8 +153,10 @@ void thread_remove(struct thread *t)
 
 struct image *image_new(pid_t pid, unsigned image_no, pid_t ppid, char *exe)
 {
+	static uint64_t serials;
 	struct image *img = zalloc(sizeof(*img));
 
+	img->serial = ++serials;
 	img->rec.pid = pid;
 	img->rec.image = image_no;
 	img->rec.ppid = ppid;

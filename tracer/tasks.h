@@ -16,6 +16,7 @@
 #include "site_table.h"
 
 struct libc_view;
+struct object;
 
 struct image {
 	struct image_record rec;
@@ -34,6 +35,8 @@ struct image {
 	bool late;                      /* its library has been up: calls are no longer early */
 	struct perf_counters perf;      /* the process's; handed on at exec */
 	struct libc_view *libc_calls;   /* --libc-calls: its libc and unwinder (libc_calls.c) */
+	const struct object *exe_object; /* an exec'd image's executable, when known */
+	uint64_t serial;                /* images in the order they began */
 	struct image *prev, *next;      /* the images not written yet */
 };
 
