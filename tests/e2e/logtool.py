@@ -31,24 +31,29 @@ NR_SPAN = 1024
 
 def syscall_names():
     """index -> name, from the table the build generated (SYSCALL_TABLE, or build/'s)."""
+    import re
     here = os.path.dirname(os.path.abspath(__file__))
     gen = os.environ.get("SYSCALL_TABLE") or os.path.join(here, "..", "..", "build", "gen", "syscall_table.c")
+    if not os.path.exists(gen):
+        # without names every call would be syscall_0x..., and the checks would fail
+        # on the counts rather than say what is missing
+        raise csvtool.CheckError(f"{gen}: missing (the syscall names: SYSCALL_TABLE)")
     names = {}
-    if os.path.exists(gen):
-        import re
-        abi = None
-        for line in open(gen):
-            m = re.match(r".*syscall_names_(\w+)\[", line)
-            if m:
-                abi = ABI_NAMES.index(m.group(1)) if m.group(1) in ABI_NAMES else None
-            m = re.match(r'\s*\[(\d+)\]\s*=\s*"(\w+)"', line)
-            if m and abi is not None:
-                names[abi * NR_SPAN + int(m.group(1))] = m.group(2)
+    abi = None
+    for line in open(gen):
+        m = re.match(r".*syscall_names_(\w+)\[", line)
+        if m:
+            abi = ABI_NAMES.index(m.group(1)) if m.group(1) in ABI_NAMES else None
+        m = re.match(r'\s*\[(\d+)\]\s*=\s*"(\w+)"', line)
+        if m and abi is not None:
+            names[abi * NR_SPAN + int(m.group(1))] = m.group(2)
     return names
 
 
 def read_log(d):
     """Yields (t, ret or None, pid, tid, (object, offset), index, inprocess, early)."""
+    if not os.path.exists(os.path.join(d, "syscall-log.bin")):
+        raise csvtool.CheckError(f"{d}/syscall-log.bin: missing")
     with open(os.path.join(d, "syscall-log.bin"), "rb") as f:
         head = f.read(HEADER.size)
         if len(head) < HEADER.size:

@@ -26,7 +26,7 @@ T=$TMPDIR
 
 # after a run: the generic checks
 common() {
-	[ -f "$T/$1/processes.csv" ] || return 0
+	require_file "$T/$1/processes.csv" "$1" || return 1
 	expect_never_patched "$T/$1" "$1"
 	csvtool library "$T/$1" ready "/$2" >/dev/null ||
 		check_problem "$1: the library is not ready in $2 (csvtool.py library $T/$1 ready /$2 says why)"
@@ -108,7 +108,7 @@ expect_site "$T/branch_into" bb_before any "branch_into"
 expect_site "$T/branch_into" bd_target_is_site any "branch_into"
 # bd_target_is_site's syscall runs with getpid (through the mov before it) and with
 # getppid (the branch skips the mov): sites.csv must say `?`, not the mov's number
-if [ -f "$T/branch_into/sites.csv" ]; then
+if require_file "$T/branch_into/sites.csv" branch_into; then
 	nr=$(python3 -c 'import csv, sys
 print(" ".join(r["syscall"] for r in csv.DictReader(open(sys.argv[1], newline="")) if r["symbol"].startswith("bd_target_is_site+")))' "$T/branch_into/sites.csv")
 	[ "$nr" = "?" ] || check_problem "branch_into: sites.csv names bd_target_is_site's syscall '$nr'; it saw getpid and getppid, so '?'"

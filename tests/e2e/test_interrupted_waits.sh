@@ -7,7 +7,7 @@
 require_library
 D=$TMPDIR/waits
 st_run_clean interrupted_waits "$D" "$PROGRAMS/interrupted_waits"
-if [ -f "$D/syscalls.csv" ]; then
+if require_file "$D/syscalls.csv" interrupted_waits; then
 	expect_count "$D" x86_64 epoll_wait 1 interrupted_waits
 	expect_count "$D" x86_64 rt_sigtimedwait 1 interrupted_waits
 	expect_count "$D" x86_64 getppid 6 interrupted_waits
