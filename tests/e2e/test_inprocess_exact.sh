@@ -80,8 +80,9 @@ expect_site "$T/race_threads" race_site patched "race_threads (8 threads at once
 common race_threads race_threads
 
 # threads blocked in read at sites patched meanwhile, three of them interrupted by a
-# handler and restarted (strace counts those reads twice: read is checked per site)
-if compare_inprocess blocked_threads default "exit=9 exit_group=1 read=?" "$P/blocked_threads" 2000; then
+# handler and restarted (strace counts those reads twice: read is checked per site);
+# the main thread polls until they are blocked (pread64, clock_nanosleep: timing)
+if compare_inprocess blocked_threads default "exit=9 exit_group=1 read=? pread64=? clock_nanosleep=?" "$P/blocked_threads" 2000; then
 	expect_site_count "$T/blocked_threads" symbol=before_read 2001 blocked_threads
 	expect_site_count "$T/blocked_threads" symbol=after_read 2003 blocked_threads
 	expect_site_count "$T/blocked_threads" object=libc.so syscall=read 2005 "blocked_threads (glibc read)"

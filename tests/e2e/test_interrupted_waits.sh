@@ -1,8 +1,9 @@
 #!/bin/sh
 # Stopping a process's threads to patch a site (--patch=safe) must not show: calls
 # that return EINTR after any ptrace stop are made again, and counted once.
-# interrupted_waits: exit 0 (it checks epoll_wait returned 0 and sigtimedwait
-# EAGAIN), epoll_wait and rt_sigtimedwait counted once each, getppid 6.
+# interrupted_waits: exit 0 (it checks that epoll_wait returned its eventfd and
+# sigtimedwait its SIGUSR2, which come only after the six patches made while both
+# threads were blocked), epoll_wait and rt_sigtimedwait counted once each, getppid 6.
 . "$(dirname "$0")/lib.sh"
 require_library
 D=$TMPDIR/waits
