@@ -19,7 +19,8 @@
 #    from threads, sigsys, JIT) pass their own checks under --log, and their logs
 #    add up;
 #  - a process killed by SIGKILL in the middle of its calls, and a run interrupted
-#    (SIGTERM to systrace): nothing lost.
+#    (SIGTERM to systrace) in the middle of its command's (both once the program
+#    said it made 100,000): nothing lost.
 . "$(dirname "$0")/lib.sh"
 P=$PROGRAMS
 require_library
@@ -120,16 +121,29 @@ for prog in regs redzone race_threads handler_in_gate interrupted_waits clone_st
 	log_check "$prog"
 done
 
+# getppid_loop N 0 FIFO writes a line into FIFO after N calls and goes on calling
+# until it is killed: the kills below come in the middle of its calls, whatever the
+# machine's speed
 echo "== killed by SIGKILL in its calls"
-ST_OPTS=--log st_run_mode default "$T/killed" sh -c "$P/getppid_loop 20000000 & sleep 0.5; kill -9 \$!; wait"
+mkfifo "$T/killed.ready"
+# shellcheck disable=SC2016 # the traced shell expands them
+ST_OPTS=--log st_run_mode default "$T/killed" sh -c '"$0" 100000 0 "$1" & read -r _ <"$1"; kill -9 $!; wait' \
+	"$P/getppid_loop" "$T/killed.ready"
 log_check killed
+require_file "$T/killed/processes.csv" killed &&
+	{ grep -q ',signal:9,' "$T/killed/processes.csv" || check_problem "killed: no process row ended by signal 9"; }
 
 echo "== systrace interrupted (SIGTERM; a background job ignores SIGINT)"
 rm -rf "$T/int"
-"$SYSTRACE" --log -o "$T/int" -- "$P/getppid_loop" 20000000 >"$T/int.out" 2>"$T/int.err" &
+mkfifo "$T/int.ready"
+"$SYSTRACE" --log -o "$T/int" -- "$P/getppid_loop" 100000 0 "$T/int.ready" >"$T/int.out" 2>"$T/int.err" &
 st=$!
-sleep 0.5
-kill -TERM $st
+if timeout "$RUN_TIMEOUT" sh -c 'read -r _ <"$1"' sh "$T/int.ready"; then
+	kill -TERM $st
+else
+	check_problem "interrupted: getppid_loop did not make its 100000 calls within ${RUN_TIMEOUT}s"
+	kill -KILL $st
+fi
 wait $st
 status=$?
 no_sanitizer_report "$T/int.err" "systrace --log, interrupted"
