@@ -172,6 +172,8 @@ def strace_tables(path):
     tables = {}
     abi = "x86_64"
     layout = None
+    if not os.path.exists(path):
+        raise CheckError(f"{path}: missing (strace did not run?)")
     with open(path) as f:
         for line in f:
             line = line.rstrip("\n")

@@ -9,7 +9,9 @@
 #
 # Conventions: a test prints what it does, calls fail "message" on the first hard
 # failure (exit 1), or check_problem "message" to record a failure and go on, then
-# finish to exit with the verdict.
+# finish to exit with the verdict. A check never passes over a file that is not
+# there: the expect_* helpers below record a missing file as a failure (naming it),
+# and a test guards its own checks with require_file, never with `[ -f F ] &&`.
 
 E2E_DIR=$(cd "$(dirname "$0")" && pwd)
 CSVTOOL="$E2E_DIR/csvtool.py"
@@ -51,6 +53,17 @@ no_sanitizer_report() {
 	if grep -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|SUMMARY: (AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer)|LeakSanitizer has encountered' "$1" >/dev/null 2>&1; then
 		check_problem "sanitizer report while running $2:"
 		sed 's/^/    | /' "$1" | head -60
+		return 1
+	fi
+	return 0
+}
+
+# require_file FILE WHAT: records a failure naming FILE when it is not there (the run
+# that should have written it failed, or wrote it elsewhere), and returns 1: so that
+# `require_file F WHAT && check F` never lets a check pass over a missing file.
+require_file() {
+	if [ ! -f "$1" ]; then
+		check_problem "$2: $1 is missing (the run did not write it)"
 		return 1
 	fi
 	return 0
@@ -153,7 +166,8 @@ compare_inprocess() {
 }
 
 # expect_site_count DIR FILTER... N WHAT: the calls (ptraced + inprocess) at the sites
-# matching every FILTER (symbol=S, object=SUBSTRING, syscall=NAME) add up to N.
+# matching every FILTER (symbol=S, object=SUBSTRING, syscall=NAME) add up to N
+# (DIR/sites.csv missing: a failure).
 expect_site_count() {
 	_d=$1
 	shift
@@ -162,6 +176,7 @@ expect_site_count() {
 		_filters="$_filters $1"
 		shift
 	done
+	require_file "$_d/sites.csv" "$2" || return 1
 	set -f # no globbing of the filters (object=[anon])
 	# shellcheck disable=SC2086
 	_got=$(csvtool sitecount "$_d" $_filters)
@@ -176,9 +191,10 @@ expect_site_count() {
 	return 0
 }
 
-# expect_site DIR SYMBOL EXPECT WHAT: see `csvtool.py site` (patched, not-patched, any).
+# expect_site DIR SYMBOL EXPECT WHAT: see `csvtool.py site` (patched, not-patched, any;
+# DIR/sites.csv missing: a failure).
 expect_site() {
-	[ -f "$1/sites.csv" ] || return 1 # the run failed, and said so
+	require_file "$1/sites.csv" "$4" || return 1
 	if ! csvtool site "$1" "$2" "$3"; then
 		check_problem "$4: site $2 is not $3"
 		return 1
@@ -187,9 +203,9 @@ expect_site() {
 }
 
 # expect_never_patched DIR WHAT: no rt_sigreturn, clone, clone3, fork, vfork site of
-# the run is patched or has in-process calls.
+# the run is patched or has in-process calls (DIR/sites.csv missing: a failure).
 expect_never_patched() {
-	[ -f "$1/sites.csv" ] || return 1
+	require_file "$1/sites.csv" "$2" || return 1
 	if ! csvtool never-patched "$1" rt_sigreturn,clone,clone3,fork,vfork; then
 		check_problem "$2: a site that changes the stack or never returns normally went in-process"
 		return 1
@@ -198,8 +214,10 @@ expect_never_patched() {
 }
 
 # expect_rows DIR NAME "N1 N2 ..." WHAT: the calls of NAME per image, sorted, are
-# exactly these (each process's calls counted in its own row).
+# exactly these (each process's calls counted in its own row; DIR/syscalls.csv
+# missing: a failure).
 expect_rows() {
+	require_file "$1/syscalls.csv" "$4" || return 1
 	_got=$(csvtool rowcounts "$1" "$2")
 	if [ "$_got" != "$3" ]; then
 		check_problem "$4: $2 per image (sorted) is '$_got', expected '$3' by construction (calls counted in another process's row?)"
@@ -269,8 +287,10 @@ compare_with_strace() {
 	return 0
 }
 
-# expect_count DIR ABI NAME N WHAT: systrace counted exactly N calls of NAME.
+# expect_count DIR ABI NAME N WHAT: systrace counted exactly N calls of NAME
+# (DIR/syscalls.csv missing: a failure, even for N = 0).
 expect_count() {
+	require_file "$1/syscalls.csv" "$5" || return 1
 	_got=$(csvtool counts "$1" "$2" | awk -v n="$3" '$1 == n { print $2 }')
 	: "${_got:=0}"
 	if [ "$_got" != "$4" ]; then

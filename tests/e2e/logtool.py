@@ -31,24 +31,29 @@ NR_SPAN = 1024
 
 def syscall_names():
     """index -> name, from the table the build generated (SYSCALL_TABLE, or build/'s)."""
+    import re
     here = os.path.dirname(os.path.abspath(__file__))
     gen = os.environ.get("SYSCALL_TABLE") or os.path.join(here, "..", "..", "build", "gen", "syscall_table.c")
+    if not os.path.exists(gen):
+        # without names every call would be syscall_0x..., and the checks would fail
+        # on the counts rather than say what is missing
+        raise csvtool.CheckError(f"{gen}: missing (the syscall names: SYSCALL_TABLE)")
     names = {}
-    if os.path.exists(gen):
-        import re
-        abi = None
-        for line in open(gen):
-            m = re.match(r".*syscall_names_(\w+)\[", line)
-            if m:
-                abi = ABI_NAMES.index(m.group(1)) if m.group(1) in ABI_NAMES else None
-            m = re.match(r'\s*\[(\d+)\]\s*=\s*"(\w+)"', line)
-            if m and abi is not None:
-                names[abi * NR_SPAN + int(m.group(1))] = m.group(2)
+    abi = None
+    for line in open(gen):
+        m = re.match(r".*syscall_names_(\w+)\[", line)
+        if m:
+            abi = ABI_NAMES.index(m.group(1)) if m.group(1) in ABI_NAMES else None
+        m = re.match(r'\s*\[(\d+)\]\s*=\s*"(\w+)"', line)
+        if m and abi is not None:
+            names[abi * NR_SPAN + int(m.group(1))] = m.group(2)
     return names
 
 
 def read_log(d):
     """Yields (t, ret or None, pid, tid, (object, offset), index, inprocess, early)."""
+    if not os.path.exists(os.path.join(d, "syscall-log.bin")):
+        raise csvtool.CheckError(f"{d}/syscall-log.bin: missing")
     with open(os.path.join(d, "syscall-log.bin"), "rb") as f:
         head = f.read(HEADER.size)
         if len(head) < HEADER.size:
@@ -146,21 +151,25 @@ def main(argv):
     try:
         if argv[1] == "check":
             return csvtool.report(check(argv[2]))
+        # a line per entry: through a buffer of its own, whatever PYTHONUNBUFFERED says
+        # (unbuffered, a write per field: minutes for a few million entries)
         if argv[1] == "calls":
             names = syscall_names()
-            for _t, ret, pid, tid, _site, index, inprocess, early in read_log(argv[2]):
-                if pid == int(argv[3]):
-                    print(tid, name_of(index, names)[0], "inprocess" if inprocess else "ptraced", int(early),
-                          "-" if ret is None else ret)
+            with open(sys.stdout.fileno(), "w", buffering=1 << 16, closefd=False) as out:
+                for _t, ret, pid, tid, _site, index, inprocess, early in read_log(argv[2]):
+                    if pid == int(argv[3]):
+                        out.write(f"{tid} {name_of(index, names)[0]} {'inprocess' if inprocess else 'ptraced'} "
+                                  f"{int(early)} {'-' if ret is None else ret}\n")
             return 0
         if argv[1] == "csv":
             names = syscall_names()
-            print("t_ns,pid,tid,syscall,path,early,object,offset,ret")
-            for t, ret, pid, tid, (obj, offset), index, inprocess, early in read_log(argv[2]):
-                if any(c in obj for c in ',"\n\r'):
-                    obj = '"' + obj.replace('"', '""') + '"'
-                print(f"{t},{pid},{tid},{name_of(index, names)[0]},{'inprocess' if inprocess else 'ptraced'},"
-                      f"{int(early)},{obj},{offset},{'' if ret is None else ret}")
+            with open(sys.stdout.fileno(), "w", buffering=1 << 16, closefd=False) as out:
+                out.write("t_ns,pid,tid,syscall,path,early,object,offset,ret\n")
+                for t, ret, pid, tid, (obj, offset), index, inprocess, early in read_log(argv[2]):
+                    if any(c in obj for c in ',"\n\r'):
+                        obj = '"' + obj.replace('"', '""') + '"'
+                    out.write(f"{t},{pid},{tid},{name_of(index, names)[0]},{'inprocess' if inprocess else 'ptraced'},"
+                              f"{int(early)},{obj},{offset},{'' if ret is None else ret}\n")
             return 0
     except csvtool.CheckError as e:
         print(f"FAIL: {e}")

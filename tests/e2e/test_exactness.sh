@@ -80,7 +80,7 @@ compare_with_strace unknown_syscall "exit_group=1 syscall_0x1f4=3 syscall_0x3e8=
 
 # nothing counted under another ABI by any of these programs
 for d in getppid_loop getppid_static threads fork_tree vfork_exec signals exec_from_thread clone_vm closefds_noenv fork_from_thread unknown_syscall; do
-	[ -f "$TMPDIR/$d/syscalls.csv" ] || continue
+	require_file "$TMPDIR/$d/syscalls.csv" "$d" || continue
 	other=$(python3 -c '
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))

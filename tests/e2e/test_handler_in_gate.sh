@@ -6,5 +6,5 @@
 require_library
 D=$TMPDIR/handler_in_gate
 st_run_clean handler_in_gate "$D" "$PROGRAMS/handler_in_gate"
-[ -f "$D/sites.csv" ] && expect_site_count "$D" symbol=blocking_read 1001 handler_in_gate
+expect_site_count "$D" symbol=blocking_read 1001 handler_in_gate
 finish

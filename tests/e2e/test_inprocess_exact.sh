@@ -26,7 +26,7 @@ T=$TMPDIR
 
 # after a run: the generic checks
 common() {
-	[ -f "$T/$1/processes.csv" ] || return 0
+	require_file "$T/$1/processes.csv" "$1" || return 1
 	expect_never_patched "$T/$1" "$1"
 	csvtool library "$T/$1" ready "/$2" >/dev/null ||
 		check_problem "$1: the library is not ready in $2 (csvtool.py library $T/$1 ready /$2 says why)"
@@ -80,8 +80,9 @@ expect_site "$T/race_threads" race_site patched "race_threads (8 threads at once
 common race_threads race_threads
 
 # threads blocked in read at sites patched meanwhile, three of them interrupted by a
-# handler and restarted (strace counts those reads twice: read is checked per site)
-if compare_inprocess blocked_threads default "exit=9 exit_group=1 read=?" "$P/blocked_threads" 2000; then
+# handler and restarted (strace counts those reads twice: read is checked per site);
+# the main thread polls until they are blocked (pread64, clock_nanosleep: timing)
+if compare_inprocess blocked_threads default "exit=9 exit_group=1 read=? pread64=? clock_nanosleep=?" "$P/blocked_threads" 2000; then
 	expect_site_count "$T/blocked_threads" symbol=before_read 2001 blocked_threads
 	expect_site_count "$T/blocked_threads" symbol=after_read 2003 blocked_threads
 	expect_site_count "$T/blocked_threads" object=libc.so syscall=read 2005 "blocked_threads (glibc read)"
@@ -108,7 +109,7 @@ expect_site "$T/branch_into" bb_before any "branch_into"
 expect_site "$T/branch_into" bd_target_is_site any "branch_into"
 # bd_target_is_site's syscall runs with getpid (through the mov before it) and with
 # getppid (the branch skips the mov): sites.csv must say `?`, not the mov's number
-if [ -f "$T/branch_into/sites.csv" ]; then
+if require_file "$T/branch_into/sites.csv" branch_into; then
 	nr=$(python3 -c 'import csv, sys
 print(" ".join(r["syscall"] for r in csv.DictReader(open(sys.argv[1], newline="")) if r["symbol"].startswith("bd_target_is_site+")))' "$T/branch_into/sites.csv")
 	[ "$nr" = "?" ] || check_problem "branch_into: sites.csv names bd_target_is_site's syscall '$nr'; it saw getpid and getppid, so '?'"

@@ -17,7 +17,7 @@ P=$PROGRAMS
 
 # check_rows DIR MODE: the sites of the first process (pid of the command) in DIR.
 check_rows() {
-	[ -f "$1/sites.csv" ] || return # the run failed, and said so
+	require_file "$1/sites.csv" "$2" || return
 	python3 - "$1" "$2" "$P/libc_calls" <<'PY' || check_problem "$2: sites.csv does not attribute the sites as constructed (above)"
 import csv, os, sys
 d, mode, prog = sys.argv[1], sys.argv[2], os.path.realpath(sys.argv[3])
@@ -74,7 +74,8 @@ if require_library; then
 	ST_OPTS=--libc-calls st_run_mode default "$TMPDIR/twice" "$P/libc_calls" again
 	[ "$ST_STATUS" -eq 0 ] || { check_problem "libc_calls again exited $ST_STATUS with --libc-calls"; st_show_err "$TMPDIR/twice"; }
 	check_rows "$TMPDIR/twice" default
-	[ -f "$TMPDIR/twice/sites.csv" ] && python3 - "$TMPDIR/twice" <<'PY' || check_problem "the second process's sites do not show the entry points learned in the first (above)"
+	require_file "$TMPDIR/twice/sites.csv" "libc_calls again" &&
+		{ python3 - "$TMPDIR/twice" <<'PY' || check_problem "the second process's sites do not show the entry points learned in the first (above)"; }
 import csv, os, sys
 rows = list(csv.DictReader(open(os.path.join(sys.argv[1], "sites.csv"), newline="")))
 procs = list(csv.DictReader(open(os.path.join(sys.argv[1], "processes.csv"), newline="")))
@@ -95,7 +96,7 @@ PY
 	echo "== without --libc-calls"
 	st_run_mode default "$TMPDIR/plain" "$P/libc_calls" again
 	[ "$ST_STATUS" -eq 0 ] || check_problem "libc_calls again exited $ST_STATUS without --libc-calls"
-	if [ -f "$TMPDIR/plain/sites.csv" ] && python3 - "$TMPDIR/plain/sites.csv" <<'PY'; then
+	if require_file "$TMPDIR/plain/sites.csv" "without --libc-calls" && python3 - "$TMPDIR/plain/sites.csv" <<'PY'; then
 import csv, sys
 sys.exit(0 if any(r["libc_function"] or r["libc_functions"] for r in csv.DictReader(open(sys.argv[1], newline=""))) else 1)
 PY
@@ -117,6 +118,8 @@ same_counts() {
 		st_show_err "$TMPDIR/$_n.with"
 		return
 	fi
+	require_file "$TMPDIR/$_n.with/syscalls.csv" "$_n with --libc-calls" || return
+	require_file "$TMPDIR/$_n.without/syscalls.csv" "$_n without --libc-calls" || return
 	csvtool counts "$TMPDIR/$_n.with" >"$TMPDIR/$_n.with.counts"
 	csvtool counts "$TMPDIR/$_n.without" >"$TMPDIR/$_n.without.counts"
 	if ! diff "$TMPDIR/$_n.with.counts" "$TMPDIR/$_n.without.counts" >"$TMPDIR/$_n.diff"; then

@@ -46,11 +46,11 @@ export LD_PRELOAD
 ST_BIN=$SYSTRACE_PLAIN st_run_mode default "$T/gate" "$PROGRAMS/getppid_loop" 1000
 unset LD_PRELOAD
 [ "$ST_STATUS" -eq 0 ] || check_problem "gate squatter: systrace exited $ST_STATUS"
-[ -f "$T/gate/processes.csv" ] && check_image "$T/gate" 1 gate-address-taken
+require_file "$T/gate/processes.csv" "gate squatter" && check_image "$T/gate" 1 gate-address-taken
 # the same program after env, whose loader calls taught the tracer the loader's sites
 st_run_mode default "$T/gate2" env LD_PRELOAD="$PROGRAMS/gate_squatter_preload.so" "$PROGRAMS/getppid_loop" 1000
 [ "$ST_STATUS" -eq 0 ] || check_problem "gate squatter after env: systrace exited $ST_STATUS"
-if [ -f "$T/gate2/processes.csv" ]; then
+if require_file "$T/gate2/processes.csv" "gate squatter after env"; then
 	csvtool library "$T/gate2" ready /getppid_loop >/dev/null ||
 		check_problem "gate squatter after env: the library of getppid_loop is not ready (its gate was mapped at exec)"
 	expect_count "$T/gate2" x86_64 getppid 1000 "gate squatter after env"
@@ -67,6 +67,6 @@ else
 	ST_BIN=$open/systrace st_run_mode default "$T/uid" "$PROGRAMS/drop_uid" "$open/getppid_loop" 1000
 	rm -rf "$open"
 	[ "$ST_STATUS" -eq 0 ] || check_problem "drop_uid: systrace exited $ST_STATUS"
-	[ -f "$T/uid/processes.csv" ] && check_image "$T/uid" 2 region-unreachable
+	require_file "$T/uid/processes.csv" drop_uid && check_image "$T/uid" 2 region-unreachable
 fi
 finish

@@ -61,7 +61,7 @@ st_run_mode unsafe "$T/unsafe" "$PROG" 8 2000
 if [ "$ST_STATUS" -ne 0 ]; then
 	check_problem "race_threads --patch=unsafe exited $ST_STATUS, expected 0 (unsafe is for measurement, but this program should survive it)"
 	st_show_err "$T/unsafe"
-elif [ -f "$T/unsafe/syscalls.csv" ]; then
+elif require_file "$T/unsafe/syscalls.csv" "race_threads --patch=unsafe"; then
 	echo "   (unsafe, not required to be exact) getppid: $(csvtool counts "$T/unsafe" | awk '$1 == "getppid" { print $2 }'), expected 32001"
 	csvtool site "$T/unsafe" race_site any
 fi

@@ -20,7 +20,7 @@ ST_OPTS=--region-slots=1
 
 check_full() { # NAME
 	D=$T/$1
-	[ -f "$D/processes.csv" ] || return
+	require_file "$D/processes.csv" "$1 --region-slots=1" || return
 	python3 - "$D" <<'PY' || check_problem "$1 --region-slots=1: library column not as expected (see above)"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1] + "/processes.csv", newline="")))

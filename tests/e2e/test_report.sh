@@ -203,12 +203,13 @@ lines=$(wc -l <"$TMPDIR/badcsv/sites.csv")
 	check_problem "a malformed sites.csv: exit $STATS_STATUS, '$(cat "$TMPDIR/badcsv.err")' (expected line $lines)"
 
 echo "== export: trace-event JSON"
+# check_export NAME DIR log|nolog: DIR's run was made with --log or without it
 check_export() {
 	stats "export-$1" export -o "$TMPDIR/$1.json" "$2"
 	[ "$STATS_STATUS" -eq 0 ] || check_problem "export $2 exited $STATS_STATUS: $(cat "$TMPDIR/export-$1.err")"
-	python3 - "$2" "$TMPDIR/$1.json" <<'PY' || check_problem "export of $2 (above)"
+	python3 - "$2" "$TMPDIR/$1.json" "$3" <<'PY' || check_problem "export of $2 (above)"
 import csv, json, os, sys
-d, out = sys.argv[1:]
+d, out, log = sys.argv[1:]
 trace = json.load(open(out))
 procs = list(csv.DictReader(open(f"{d}/processes.csv")))
 sites = list(csv.DictReader(open(f"{d}/sites.csv")))
@@ -240,7 +241,9 @@ if "patched_ns" in (sites[0] if sites else {}):
 elif patches or "no patched_ns" not in trace["otherData"]["patch_events"]:
     fail("patch events without sites.csv patched_ns, or the absence not said")
 calls = [e for e in ev if e.get("cat") in ("ptraced", "inprocess")]
-if os.path.exists(f"{d}/syscall-log.bin"):
+if os.path.exists(f"{d}/syscall-log.bin") != (log == "log"):
+    fail(f"{d}/syscall-log.bin is {'missing' if log == 'log' else 'there'}: the run was made {'with' if log == 'log' else 'without'} --log")
+elif log == "log":
     other = trace["otherData"]
     if len(calls) != other["syscall_events"] or other["capped"]:
         fail(f"{len(calls)} syscall events, metadata {other}")
@@ -260,9 +263,9 @@ elif calls or "no temporal log" not in trace["otherData"]["syscall_events"]:
 sys.exit(bad)
 PY
 }
-check_export known "$D"
-if [ -d "$TMPDIR/logrun" ]; then
-	check_export logrun "$TMPDIR/logrun"
+check_export known "$D" nolog
+if require_file "$TMPDIR/logrun/syscall-log.bin" "the run with --log"; then
+	check_export logrun "$TMPDIR/logrun" log
 	stats capped export --max-syscalls 10 -o "$TMPDIR/capped.json" "$TMPDIR/logrun"
 	python3 -c "
 import json, sys

@@ -9,7 +9,7 @@ D=$TMPDIR/static
 if compare_inprocess static default "exit_group=1" "$PROGRAMS/getppid_static" 2000; then
 	expect_count "$D" x86_64 getppid 2000 getppid_static
 fi
-if [ -f "$D/processes.csv" ]; then
+if require_file "$D/processes.csv" getppid_static; then
 	csvtool library "$D" absent ||
 		check_problem "getppid_static: processes.csv library should be 'absent' (a static binary loads no library)"
 	csvtool library "$D" unpatchable ||

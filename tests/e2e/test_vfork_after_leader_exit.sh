@@ -7,7 +7,8 @@ require_library
 D=$TMPDIR/vfork_zombie
 st_run_mode default "$D" "$PROGRAMS/vfork_after_leader_exit"
 [ "$ST_STATUS" -eq 0 ] || check_problem "vfork_after_leader_exit exited $ST_STATUS (natively 0)"
-[ -f "$D/syscalls.csv" ] && python3 - "$D" <<'PY' || check_problem "vfork_after_leader_exit: counts per row not as constructed (see above)"
+require_file "$D/syscalls.csv" vfork_after_leader_exit &&
+	{ python3 - "$D" <<'PY' || check_problem "vfork_after_leader_exit: counts per row not as constructed (see above)"; }
 import csv, sys
 rows = {}
 for r in csv.DictReader(open(sys.argv[1] + "/syscalls.csv", newline="")):

@@ -6,8 +6,8 @@
  *  - before_read: `mov $0,%eax; syscall` (fixed number, BEFORE shape):  B1;
  *  - after_read:  `jne; xor %eax,%eax; syscall; cmp $-4096,%rax; ja`
  *    (only the AFTER shape fits, as in glibc's single-threaded read):  B2, C1, C3.
- * Once the first eight are blocked (they say they are about to read; then one 100 ms
- * sleep), the main thread calls each of the three sites N times (argv[1], default
+ * Once the first eight are blocked (each says it is about to read, then the main
+ * thread waits until its /proc stat says S: blocked_in.h), the main thread calls each of the three sites N times (argv[1], default
  * 2000) on /dev/zero, so each gets patched while readers are blocked in it (or
  * blocked in it through the in-process path, if their own first call was the one that
  * patched it). C3 starts its read only after that (so an in-process call is blocked).
@@ -18,8 +18,9 @@
  * Joins spin with pthread_tryjoin_np (no futex).
  * Counts by construction (systrace counts a restarted call once; strace -f -c counts
  * it twice, so for read it says 3 more when the three signals hit blocked reads):
- * read 3N + 9, write 9, getppid 3, gettid 3, tgkill 3, rt_sigreturn 3, clone3 9,
- * exit 9, clock_nanosleep 2, pipe2 9. */
+ * read 3N + 9, write 9, getppid 3, gettid 9, tgkill 3, rt_sigreturn 3, clone3 9,
+ * exit 9, pipe2 9, and for the waits openat 9, close 9 more; pread64 and
+ * clock_nanosleep as the waits take (timing). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "blocked_in.h"
 #include "spin.h"
 
 long before_read(long fd, void *buf, long n);
@@ -125,8 +127,7 @@ static void *reader_main(void *arg)
 	int i = (int)(r - readers);
 
 	my_index = i;
-	if (r->signalled)
-		r->tid = (pid_t)syscall(SYS_gettid);
+	__atomic_store_n(&r->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	if (r->late)
 		while (!__atomic_load_n(&late_go, __ATOMIC_ACQUIRE))
 			__builtin_ia32_pause();
@@ -139,12 +140,19 @@ static void *reader_main(void *arg)
 static void wait_ready(int late)
 {
 	for (int i = 0; i < NREADERS; i++)
-		if (readers[i].late == late)
+		if (readers[i].late == late) {
+			int stat;
+
 			SPIN_UNTIL(__atomic_load_n(&ready[i], __ATOMIC_ACQUIRE), "blocked_threads: reader %s never started\n",
 				   readers[i].name);
-	/* they said they are about to read: let them get blocked in it */
-	struct timespec ts = { 0, 100 * 1000 * 1000 };
-	clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+			/* it said it is about to read: wait until it is blocked in it */
+			if ((stat = proc_stat_open(0, __atomic_load_n(&readers[i].tid, __ATOMIC_ACQUIRE))) < 0) {
+				fprintf(stderr, "blocked_threads: no /proc stat for reader %s\n", readers[i].name);
+				exit(2);
+			}
+			wait_state(stat, "S");
+			close(stat);
+		}
 }
 
 static char message[NREADERS][48];

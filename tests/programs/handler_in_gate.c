@@ -3,12 +3,14 @@
  * its syscall instruction, not in systrace's gate or stub (which have no unwind
  * information: pthread_cancel and C++ exceptions would not unwind through them).
  * blocking_read (`mov $0,%eax; syscall; ret`) is patched by 1000 reads of
- * /dev/zero; then a thread blocks in it on a pipe, gets SIGUSR1 (SA_RESTART), whose
- * handler records the interrupted rip; then the pipe gets 8 bytes, which the
+ * /dev/zero; then a thread blocks in it on a pipe (the main thread waits until its
+ * /proc stat says S: blocked_in.h), gets SIGUSR1 (SA_RESTART), whose handler records
+ * the interrupted rip; once the handler ran, the pipe gets 8 bytes, which the
  * restarted read must return. With SA_RESTART the kernel has already moved rip back
  * onto the syscall instruction when the handler runs: exits 1 unless the handler saw
  * rip == blocking_read + 5 and the read returned 8. Counts: read at blocking_read
- * 1001. */
+ * 1001, gettid 1, openat and close of the stat file 1 each; pread64 and
+ * clock_nanosleep as the waits take (timing). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -18,6 +20,9 @@
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
+
+#include "blocked_in.h"
+#include "spin.h"
 
 long blocking_read(long fd, void *buf, long n);
 __asm__(".text\n"
@@ -32,6 +37,7 @@ __asm__(".text\n"
 static volatile uint64_t interrupted_rip;
 static int pipe_fds[2];
 static long thread_result;
+static pid_t reader_tid;
 
 static void on_usr1(int sig, siginfo_t *info, void *context)
 {
@@ -45,6 +51,7 @@ static void *reader(void *arg)
 	char buf[8];
 
 	(void)arg;
+	__atomic_store_n(&reader_tid, gettid(), __ATOMIC_SEQ_CST);
 	thread_result = blocking_read(pipe_fds[0], buf, sizeof(buf));
 	return NULL;
 }
@@ -52,8 +59,9 @@ static void *reader(void *arg)
 int main(void)
 {
 	struct sigaction sa = { .sa_sigaction = on_usr1, .sa_flags = SA_SIGINFO | SA_RESTART };
-	struct timespec moment = { 0, 100 * 1000 * 1000 };
+	struct timespec ms = { 0, 1000 * 1000 };
 	char byte;
+	int stat;
 	int zero = open("/dev/zero", O_RDONLY);
 	pthread_t t;
 
@@ -62,9 +70,14 @@ int main(void)
 	for (int i = 0; i < 1000; i++)
 		blocking_read(zero, &byte, 1);
 	pthread_create(&t, NULL, reader, NULL);
-	nanosleep(&moment, NULL);
+	SPIN_UNTIL(__atomic_load_n(&reader_tid, __ATOMIC_SEQ_CST), "handler_in_gate: the reader never started\n");
+	if ((stat = proc_stat_open(0, reader_tid)) < 0)
+		return 2;
+	wait_state(stat, "S"); /* blocked in its read */
+	close(stat);
 	pthread_kill(t, SIGUSR1);
-	nanosleep(&moment, NULL);
+	while (!interrupted_rip)
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &ms, NULL);
 	if (write(pipe_fds[1], "12345678", 8) != 8)
 		return 2;
 	pthread_join(t, NULL);

@@ -12,18 +12,28 @@
  *  E. readv interrupted by SIGUSR1 and SIGUSR2 sent back to back, both with
  *     SA_RESTART handlers (one getppid each): one handler may run inside the other,
  *     and the call is still entered again only as a restart.
+ * The children go by the parent's state, not by time: each waits until the parent
+ * is blocked in its call (its /proc stat says S: blocked_in.h) before it signals, and
+ * a child that then writes waits until the parent took its signals (none pending
+ * in /proc/PID/status) and is blocked again (the call restarted); D's waits until
+ * the parent is stopped before it continues it.
  * SIGCHLD is not blocked: every wait4 may be interrupted too, and must still count
  * once. The parent makes exactly: readv 4, nanosleep 1, getppid 4 (handlers),
- * rt_sigreturn 4, wait4 6 (one per child), restart_syscall 0; the children use clock_nanosleep,
- * kill and write, never these. Exits 0 when every call returned as expected. */
+ * rt_sigreturn 4, wait4 6 (one per child), restart_syscall 0; the children use
+ * clock_nanosleep, openat, pread64, read, close, kill and write, never these. Exits 0
+ * when every call returned as expected. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "blocked_in.h"
 
 static int pipe_fds[2];
 static pid_t parent;
@@ -41,28 +51,62 @@ static void pause_ms(long ms)
 	nanosleep(&ts, NULL); /* clock_nanosleep in glibc */
 }
 
-/* A child that waits, sends sig (and sig2) to the parent (0: none), waits again,
- * then writes a byte into the pipe if asked, and exits. */
-static pid_t child2(long before_ms, int sig, int sig2, long after_ms, int write_byte)
+/* whether sig is pending for pid, to one of its threads or to the process
+ * (SigPnd, ShdPnd in /proc/PID/status: hex masks, bit sig - 1) */
+static int pending(pid_t pid, int sig)
+{
+	char path[64], buf[4096], *p;
+	unsigned long long mask = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((fd = open(path, O_RDONLY)) < 0)
+		return 1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	for (p = buf; (p = strstr(p, "Pnd:")); p += 4)
+		mask |= strtoull(p + 4, NULL, 16);
+	return (mask >> (sig - 1)) & 1;
+}
+
+/* polls (every millisecond) until the parent has none of sig, sig2 pending and is
+ * blocked (S) */
+static void until_taken_and_blocked(int stat, int sig, int sig2)
+{
+	while ((sig && pending(parent, sig)) || (sig2 && pending(parent, sig2)) || proc_state(stat) != 'S')
+		pause_ms(1);
+}
+
+/* A child that waits until the parent is blocked in its call, sends sig (and sig2)
+ * to it (0: none), then, if asked to write a byte into the pipe, waits until the
+ * parent took them and is blocked again before it writes; then exits. */
+static pid_t child2(int sig, int sig2, int write_byte)
 {
 	pid_t pid = fork();
+	int stat;
 
 	if (pid != 0)
 		return pid;
-	pause_ms(before_ms);
+	if ((stat = proc_stat_open(parent, 0)) < 0)
+		_exit(1);
+	wait_state(stat, "S");
 	if (sig)
 		kill(parent, sig);
 	if (sig2)
 		kill(parent, sig2);
-	pause_ms(after_ms);
-	if (write_byte && write(pipe_fds[1], "x", 1) != 1)
-		_exit(1);
+	if (write_byte) {
+		until_taken_and_blocked(stat, sig, sig2);
+		if (write(pipe_fds[1], "x", 1) != 1)
+			_exit(1);
+	}
 	_exit(0);
 }
 
-static pid_t child(long before_ms, int sig, long after_ms, int write_byte)
+static pid_t child(int sig, int write_byte)
 {
-	return child2(before_ms, sig, 0, after_ms, write_byte);
+	return child2(sig, 0, write_byte);
 }
 
 static long readv_one(void)
@@ -98,31 +142,45 @@ int main(void)
 	if (pipe(pipe_fds) < 0)
 		return 2;
 
-	/* A: the first child exits (SIGCHLD) while the parent blocks; the second writes */
-	a = child(100, 0, 0, 0);
-	b = child(300, 0, 0, 1);
+	/* A: the first child exits (SIGCHLD) once the parent blocks; the second writes
+	 * once the first is gone and the parent took its SIGCHLD and blocks again */
+	a = child(0, 0);
+	b = fork();
+	if (b == 0) {
+		int stat_a = proc_stat_open(a, 0), stat = proc_stat_open(parent, 0);
+
+		if (stat_a < 0 || stat < 0)
+			_exit(1);
+		wait_state(stat_a, "Z"); /* its SIGCHLD sent */
+		until_taken_and_blocked(stat, SIGCHLD, 0);
+		_exit(write(pipe_fds[1], "x", 1) == 1 ? 0 : 1);
+	}
 	ok &= readv_one() == 1;
 	reap(a);
 	reap(b);
 
 	/* B: SA_RESTART handler */
 	set_handler(SIGALRM, SA_RESTART);
-	c = child(100, SIGALRM, 200, 1);
+	c = child(SIGALRM, 1);
 	ok &= readv_one() == 1;
 	reap(c);
 
 	/* C: handler without SA_RESTART: EINTR */
 	set_handler(SIGALRM, 0);
-	d = child(100, SIGALRM, 0, 0);
+	d = child(SIGALRM, 0);
 	ok &= readv_one() == -1 && errno == EINTR;
 	reap(d);
 
 	/* D: a child stops and continues the parent in the middle of its sleep */
 	e = fork();
 	if (e == 0) {
-		pause_ms(100);
+		int stat = proc_stat_open(parent, 0);
+
+		if (stat < 0)
+			_exit(1);
+		wait_state(stat, "S");
 		kill(parent, SIGSTOP);
-		pause_ms(100);
+		wait_state(stat, "Tt"); /* stopped (t: under a tracer) */
 		kill(parent, SIGCONT);
 		_exit(0);
 	}
@@ -132,7 +190,7 @@ int main(void)
 	/* E: two signals with SA_RESTART handlers during one call */
 	set_handler(SIGUSR1, SA_RESTART);
 	set_handler(SIGUSR2, SA_RESTART);
-	f = child2(100, SIGUSR1, SIGUSR2, 200, 1);
+	f = child2(SIGUSR1, SIGUSR2, 1);
 	ok &= readv_one() == 1;
 	reap(f);
 	return ok ? 0 : 1;

@@ -4,13 +4,18 @@
  * shares with its parent; then the parent's thread runs site_x 100 times and site_y
  * (getpid) 50 times. The tracer must know the child shares the memory, or the
  * parent's table misses the patch and its counts land on other counters.
- * Counts: child image getppid 1; parent image getppid 100, getpid 50. */
+ * The thread waits until the leader is gone (the process's /proc stat says Z:
+ * blocked_in.h) before it vforks.
+ * Counts: child image getppid 1; parent image getppid 100, getpid 50 (the wait's
+ * openat, pread64, clock_nanosleep and close as the timing goes). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "blocked_in.h"
 
 __attribute__((noinline)) static long site_x(void)
 {
@@ -30,12 +35,14 @@ __attribute__((noinline)) static long site_y(void)
 
 static void *spawner(void *arg)
 {
-	struct timespec leader_gone = { 0, 100 * 1000 * 1000 };
 	pid_t child;
-	int status;
+	int status, stat = proc_stat_open(0, 0);
 
 	(void)arg;
-	nanosleep(&leader_gone, NULL);
+	if (stat < 0)
+		exit(2);
+	wait_state(stat, "Z"); /* the leader exited */
+	close(stat);
 	child = vfork();
 	if (child == 0) {
 		site_x();
