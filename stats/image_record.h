@@ -92,6 +92,10 @@ struct image_record {
 	 * them known from other processes and written in a batch, and those whose sites
 	 * made fewer in-process calls than their break-even (stats/amortization.h) */
 	unsigned patches_written, patches_known, patches_not_amortized;
+	/* of the sites known at its start (an exec'd image): written then and never run,
+	 * and left out and run (patched at their trap): the two ways the choice of
+	 * tracer/site_history.h can be wrong */
+	unsigned known_unused, known_missed;
 	uint64_t patch_ns;
 	bool started_by_exec;
 	enum image_end end;

@@ -20,7 +20,8 @@ static const char *const processes_header[] = {
 	"inprocess", "sites_patched", "exit", "user_ns", "sys_ns", "instructions", "cycles",
 	"threads", "forks", "vforks", "execs", "exits", "sites", "sites_unpatchable",
 	"instrument_syscalls", "ptrace_stops", "wall_ns", "restarted", "library", "stops_lifecycle",
-	"stops_early", "stops_late", "patches_written", "patches_known", "patches_not_amortized", "patch_ns", NULL
+	"stops_early", "stops_late", "patches_written", "patches_known", "patches_not_amortized", "patch_ns",
+	"known_unused", "known_missed", NULL
 };
 static const char *const syscalls_header[] = {
 	"pid", "image", "syscall", "calls", "errors", "abi", NULL
@@ -166,6 +167,8 @@ static void write_process_row(struct csv_writer *w, const struct image_record *i
 	csv_u64(w, img->patches_known);
 	write_optional(w, t->costs_known, img->patches_not_amortized);
 	csv_u64(w, img->patch_ns);
+	csv_u64(w, img->known_unused);
+	csv_u64(w, img->known_missed);
 	csv_end_row(w);
 }
 

@@ -11,7 +11,8 @@
 	X(instrument_syscalls) X(processes) X(forks) X(vforks) X(threads) X(execs) \
 	X(exits) X(sites) X(sites_patched) X(sites_unpatchable) X(ptrace_stops) \
 	X(ptrace_stops_lifecycle) X(ptrace_stops_early) X(ptrace_stops_late) X(syscalls_restarted) \
-	X(patches_written) X(patches_known) X(patch_ns) \
+	X(patches_written) X(patches_known) X(patch_ns) X(known_unused) X(known_missed) \
+	X(batch_patch_ns) X(miss_ns) X(known_threshold_permille) X(tracer_cpu_per_image_ns) \
 	X(processes_library_ready) X(processes_without_library) \
 	X(wall_ns) X(tracer_cpu_ns) X(tracer_maxrss_kb)
 /* the measured costs: empty when not measured */
@@ -48,6 +49,8 @@ void totals_add_image(struct totals *t, const struct image_record *r)
 	t->patches_written += r->patches_written;
 	t->patches_known += r->patches_known;
 	t->patches_not_amortized += r->patches_not_amortized;
+	t->known_unused += r->known_unused;
+	t->known_missed += r->known_missed;
 	t->patch_ns += r->patch_ns;
 	t->ptrace_stops_early += r->stops_early;
 	t->ptrace_stops_late += r->stops_late;
@@ -85,6 +88,7 @@ static struct totals with_means(const struct totals *t)
 
 	m.patch_cost_ns = t->patches_written ? t->patch_ns / t->patches_written : 0;
 	m.break_even_calls = amortization_break_even(m.patch_cost_ns, t->saving_per_call_ns);
+	m.tracer_cpu_per_image_ns = t->processes ? t->tracer_cpu_ns / t->processes : 0;
 	return m;
 }
 

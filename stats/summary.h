@@ -15,6 +15,12 @@ struct totals {
 	uint64_t sites, sites_patched, sites_unpatchable, ptrace_stops, syscalls_restarted;
 	uint64_t ptrace_stops_lifecycle, ptrace_stops_early, ptrace_stops_late;
 	uint64_t patches_written, patches_known, patches_not_amortized, patch_ns;
+	uint64_t known_unused, known_missed;
+	/* the choice of known sites (tracer/site_history.h): what a patch written in a
+	 * batch cost (P), what a site left out cost when it ran (M: a stop and a patch
+	 * at its trap), and P / M in thousandths */
+	uint64_t batch_patch_ns, miss_ns, known_threshold_permille;
+	uint64_t tracer_cpu_per_image_ns; /* derived when written */
 	uint64_t processes_library_ready, processes_without_library;
 	uint64_t wall_ns, tracer_cpu_ns, tracer_maxrss_kb;
 	/* measured on this machine before the command ran (tracer/calibrate.h); empty

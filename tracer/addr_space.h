@@ -39,6 +39,9 @@ struct patch {
 	const struct object *object; /* planned, written or stale: the object whose known
 	                                site it is (objects.h), or NULL; and its index */
 	uint32_t known;
+	bool from_known;           /* its plan was known when this memory met it (another
+	                              process learned it): it could have been written at
+	                              the start */
 	const char *reason;        /* PATCH_REFUSED: a short word ("branch-target") */
 	enum patch_origin origin;  /* written or stale */
 	struct patch_plan plan;    /* planned, written or stale */

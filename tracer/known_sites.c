@@ -50,6 +50,7 @@ static void add_known(void *arg, const struct site_record *named, const struct p
 	p->state = PATCH_PLANNED;
 	p->object = o;
 	p->known = index;
+	p->from_known = true;
 }
 
 /* The sites out of reach of the library's stub room (the executable's). */
@@ -239,7 +240,7 @@ void known_sites_write_object(struct thread *t, struct addr_space *as, uint64_t 
 		known_sites_write_planned(t, as, site + 2);
 }
 
-void known_sites_note_image(const struct image *img)
+void known_sites_note_image(struct image *img)
 {
 	const struct addr_space *as = img->as;
 
@@ -249,10 +250,15 @@ void known_sites_note_image(const struct image *img)
 	for (size_t i = 0; i < as->sites.n; i++) {
 		const struct patch *p = &as->patches[i];
 		const struct site_record *s;
+		bool ran, batch;
 
 		if (!p->object)
 			continue;
 		s = site_table_find(&img->sites, as->sites.sites[i].addr);
-		history_note(img->serial, img->exe_object, p->object, p->known, s && s->ptraced + s->inprocess > 0);
+		ran = s && s->ptraced + s->inprocess > 0;
+		history_note(img->serial, img->exe_object, p->object, p->known, ran);
+		batch = patch_has_counter(p) && p->origin == PATCH_IN_BATCH;
+		img->rec.known_unused += batch && !ran;
+		img->rec.known_missed += p->from_known && !batch && ran;
 	}
 }

@@ -35,6 +35,6 @@ void known_sites_write_all(struct thread *t, struct addr_space *as, uint64_t sit
 void known_sites_write_object(struct thread *t, struct addr_space *as, uint64_t site);
 /* As img is complete: which of its known sites ran, for the sites written at the
  * start of the images to come (site_history.h). */
-void known_sites_note_image(const struct image *img);
+void known_sites_note_image(struct image *img);
 
 #endif

@@ -145,6 +145,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "systrace: interrupted three times: stopping; processes still running "
 				"are killed and reported as running\n");
 	tasks_flush_all();
+	history_costs(&out.totals.batch_patch_ns, &out.totals.miss_ns);
+	out.totals.known_threshold_permille = history_threshold_permille();
 	objects_free_all();
 	history_free();
 	region_destroy();

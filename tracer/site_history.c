@@ -98,11 +98,18 @@ void history_note(uint64_t serial, const struct object *exe, const struct object
 		note(get(exe, o), serial, known, ran);
 }
 
+void history_costs(uint64_t *p_ns, uint64_t *m_ns)
+{
+	*p_ns = batch_patches ? batch_ns / batch_patches : DEFAULT_BATCH_NS;
+	*m_ns = stop_ns + (traps ? trap_ns / traps : DEFAULT_TRAP_PATCH_NS);
+}
+
 unsigned history_threshold_permille(void)
 {
-	uint64_t p = batch_patches ? batch_ns / batch_patches : DEFAULT_BATCH_NS;
-	uint64_t m = stop_ns + (traps ? trap_ns / traps : DEFAULT_TRAP_PATCH_NS);
-	uint64_t t = m ? 1000 * p / m : 1000;
+	uint64_t p, m, t;
+
+	history_costs(&p, &m);
+	t = m ? 1000 * p / m : 1000;
 
 	return t < 10 ? 10 : t > 1000 ? 1000 : (unsigned)t;
 }

@@ -32,8 +32,9 @@ bool history_wants(const struct object *exe, const struct object *o, uint32_t kn
 void history_note_batch(uint64_t ns, uint64_t patches);
 void history_note_trap_patch(uint64_t ns);
 void history_set_stop_cost(uint64_t ns);
-/* P / M as it stands, in thousandths. */
+/* P / M as it stands, in thousandths; and P and M in ns. */
 unsigned history_threshold_permille(void);
+void history_costs(uint64_t *p_ns, uint64_t *m_ns);
 /* Forgets everything (the end of the run; the unit tests). */
 void history_free(void);
 

@@ -54,6 +54,7 @@ static const char *plan_site(struct thread *t, struct addr_space *as, struct sit
 		return reason;
 	if (plan_known(t->tid, &code, s->addr, &p->plan, &p->known)) {
 		p->object = code.object;
+		p->from_known = true;
 	} else if ((reason = plan_in(t->tid, &code, s->addr, &p->plan)) || (reason = must_stop_reason(p->plan.nr))) {
 		/* (a process gone mid-read says nothing of the code) */
 		if (strcmp(reason, "unreadable-code") != 0)
