@@ -121,13 +121,16 @@ void children_on_creator_event(struct thread *creator, int event, uint64_t flags
 struct thread *children_on_unknown_stop(pid_t tid)
 {
 	struct thread *t = thread_add(tid, NULL, THREAD_AWAIT_INITIAL_STOP), *creator;
+	struct status_field ids[2] = { { "Tgid", 10, 0 }, { "PPid", 10, 0 } };
 	uint64_t tgid, ppid;
 	struct image *img = NULL;
 
 	t->creator_event_pending = true;
 	/* unreadable: it is being killed, and nothing of it will be counted */
-	if (!procfs_status_u64(tid, "Tgid", 10, &tgid) || !procfs_status_u64(tid, "PPid", 10, &ppid))
+	if (!procfs_status(tid, ids, 2))
 		return t;
+	tgid = ids[0].value;
+	ppid = ids[1].value;
 	if ((pid_t)tgid != tid) {
 		creator = thread_find((pid_t)tgid);
 		img = creator ? creator->img : NULL;

@@ -125,7 +125,7 @@ bool early_on_exec(struct thread *t)
 			as_add_area(as, exe_area, PATCH_AREA_SIZE);
 		b.saved.gs_base = region + region_slot_offset(t->slot);
 	} else if (t->slot >= 0) {
-		region_slot_release(t->slot);
+		region_slot_release(t->slot, 0);
 		t->slot = -1;
 	}
 	/* back at the entry as at the exec event, the set-up's last call skipped, execve

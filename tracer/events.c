@@ -377,10 +377,13 @@ static void on_exit_event(struct thread *t)
 
 static void on_signal(struct thread *t, int sig)
 {
-	if (t->img) {
+	struct delivery d = { t->tid, sig, -1 };
+	struct user_regs_struct regs;
+
+	if (t->img && ptrace(PTRACE_GETREGS, t->tid, 0, &regs) == 0) {
 		/* first: a thread taken out of the gate restarts at its own site */
-		fixups_on_signal(t, sig);
-		restart_note_signal(t, sig);
+		fixups_on_signal(t, &d, &regs);
+		restart_note_signal(t, &d, &regs);
 	}
 	resume(t->tid, PTRACE_CONT, sig);
 }

@@ -26,18 +26,22 @@ struct known_into {
 	bool all; /* every known site (at exec: the loader's run in every image) */
 };
 
-/* objects_known_fn: the site planned in arg's memory, unless decided there, if
- * the image is likely to run it (site_history.h). */
+/* objects_want_fn: whether the image is likely to run the site (site_history.h). */
+static bool wants(void *arg, const struct object *o, uint32_t index)
+{
+	const struct known_into *into = arg;
+
+	return into->all || history_wants(into->img->exe_object, o, index);
+}
+
+/* objects_known_fn: the site planned in arg's memory, unless decided there. */
 static void add_known(void *arg, const struct site_record *named, const struct patch_plan *plan,
 		      const struct object *o, uint32_t index)
 {
 	const struct known_into *into = arg;
 	struct patch *p;
-	struct site_record *s;
+	struct site_record *s = as_site(into->as, named->addr, &p);
 
-	if (!into->all && !history_wants(into->img->exe_object, o, index))
-		return;
-	s = as_site(into->as, named->addr, &p);
 	if (p->state != PATCH_UNPLANNED)
 		return;
 	s->object = named->object;
@@ -91,7 +95,7 @@ uint64_t known_sites_prepare(struct thread *t, uint64_t library_code)
 		t->img->exe_object = objects_exe_of(t->tid);
 	if (prepatch)
 		site_plan_ahead(t->tid);
-	if (!objects_for_each_known(t->tid, add_known, &into))
+	if (!objects_for_each_known(t->tid, &(struct known_visit){ wants, add_known, &into }))
 		return 0;
 	far = far_sites(t->img->as, library_code);
 	if (!far.hi)
@@ -214,7 +218,7 @@ size_t known_sites_plan_at(struct thread *t, uint64_t addr)
 	struct known_into into = { t->img->as, t->img, prepatch };
 	size_t before = into.as->sites.n;
 
-	objects_for_each_known_at(t->tid, addr, add_known, &into);
+	objects_for_each_known_at(t->tid, addr, &(struct known_visit){ wants, add_known, &into });
 	return into.as->sites.n - before;
 }
 
@@ -224,7 +228,7 @@ void known_sites_write_all(struct thread *t, struct addr_space *as, uint64_t sit
 
 	if (!thread_alone_in_memory(t))
 		return;
-	objects_for_each_known(t->tid, add_known, &into);
+	objects_for_each_known(t->tid, &(struct known_visit){ wants, add_known, &into });
 	known_sites_write_planned(t, as, site + 2);
 }
 
@@ -235,7 +239,7 @@ void known_sites_write_object(struct thread *t, struct addr_space *as, uint64_t 
 
 	if (!thread_alone_in_memory(t))
 		return;
-	objects_for_each_known_at(t->tid, site, add_known, &into);
+	objects_for_each_known_at(t->tid, site, &(struct known_visit){ wants, add_known, &into });
 	if (as->sites.n > before)
 		known_sites_write_planned(t, as, site + 2);
 }

@@ -162,28 +162,74 @@ static uint64_t *read_envp(pid_t pid, uint64_t envp, size_t *count)
 /* How many bytes of each string's start are read to recognise it. */
 #define ENV_PREFIX 32
 
-/* The first ENV_PREFIX bytes of each of n strings, in one call where it can be. */
+/* The string addresses of an environment, sorted, with where each one's prefix
+ * goes. */
+struct env_string {
+	uint64_t at;
+	size_t index;
+};
+
+static int by_address(const void *a, const void *b)
+{
+	const struct env_string *x = a, *y = b;
+
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* The first ENV_PREFIX bytes of each of n strings. An environment's strings lie in a
+ * few runs (the top of the stack, a heap): strings less than a page apart are read
+ * as one range, all ranges in one call, so the kernel pins each page once, not once
+ * a string. A range that could not be read whole (it ends at the end of a mapping)
+ * is read string by string. */
 static void read_prefixes(pid_t pid, const uint64_t *strs, size_t n, char (*out)[ENV_PREFIX])
 {
-	enum { BATCH = 512 };
-	struct iovec local[BATCH], remote[BATCH];
+	enum { BATCH = 256, GAP = 4096 };
+	struct env_string *sorted = malloc((n + 1) * sizeof(*sorted));
 
-	for (size_t at = 0; at < n; at += BATCH) {
-		size_t k = n - at < BATCH ? n - at : BATCH;
+	if (!sorted)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = (struct env_string){ strs[i], i };
+	qsort(sorted, n, sizeof(*sorted), by_address);
+	for (size_t first = 0; first < n;) {
+		struct iovec local[BATCH], remote[BATCH];
+		size_t ranges = 0, last = first, total = 0;
+		uint64_t start[BATCH];
+		char *buf;
 		ssize_t got;
 
-		for (size_t i = 0; i < k; i++) {
-			local[i] = (struct iovec){ out[at + i], ENV_PREFIX };
-			remote[i] = (struct iovec){ (void *)strs[at + i], ENV_PREFIX };
-		}
-		got = process_vm_readv(pid, local, k, remote, k, 0);
-		/* a string that ends near the end of its mapping: the rest one by one */
-		for (size_t i = got > 0 ? (size_t)got / ENV_PREFIX : 0; got != (ssize_t)(k * ENV_PREFIX) && i < k; i++) {
-			size_t len = read_prefix(pid, strs[at + i], out[at + i], ENV_PREFIX);
+		/* up to BATCH ranges of strings less than GAP apart */
+		for (; last < n && ranges < BATCH; ranges++) {
+			uint64_t lo = sorted[last].at, hi = lo + ENV_PREFIX;
 
-			memset(out[at + i] + len, 0, ENV_PREFIX - len);
+			while (++last < n && sorted[last].at <= hi + GAP)
+				hi = sorted[last].at + ENV_PREFIX;
+			start[ranges] = lo;
+			remote[ranges] = (struct iovec){ (void *)lo, hi - lo };
+			total += hi - lo;
 		}
+		if (!(buf = malloc(total)))
+			abort();
+		for (size_t r = 0, off = 0; r < ranges; off += remote[r].iov_len, r++)
+			local[r] = (struct iovec){ buf + off, remote[r].iov_len };
+		got = process_vm_readv(pid, local, ranges, remote, ranges, 0);
+		for (size_t k = first, r = 0, off = 0; k < last; k++) {
+			const struct env_string *e = &sorted[k];
+			size_t len;
+
+			while (e->at >= start[r] + remote[r].iov_len)
+				off += remote[r++].iov_len;
+			if (got > 0 && off + (e->at - start[r]) + ENV_PREFIX <= (size_t)got) {
+				memcpy(out[e->index], buf + off + (e->at - start[r]), ENV_PREFIX);
+				continue;
+			}
+			len = read_prefix(pid, e->at, out[e->index], ENV_PREFIX);
+			memset(out[e->index] + len, 0, ENV_PREFIX - len);
+		}
+		free(buf);
+		first = last;
 	}
+	free(sorted);
 }
 
 static bool has_prefix(const char *str, const char *prefix)
@@ -442,7 +488,7 @@ static void take_counts(struct thread *t, bool again)
 		img->rec.calls[syscall_index(ABI_X86_64, nr)] += slot->nr_calls[nr];
 	syscall_log_drain(t); /* under --log, the in-process counts are the log's */
 	if (again)
-		memset(slot, 0, sizeof(*slot));
+		region_slot_clear(t->slot, as->next_counter);
 }
 
 void library_on_arch_prctl(struct thread *t, uint64_t code)
@@ -463,7 +509,7 @@ void library_thread_ends(struct thread *t)
 	if (t->slot < 0)
 		return;
 	take_counts(t, false);
-	region_slot_release(t->slot);
+	region_slot_release(t->slot, t->img->as->next_counter);
 	t->slot = -1;
 	t->nlog_unanswered = 0; /* their results would have come in this slot */
 }

@@ -31,6 +31,8 @@ struct object {
 	struct refusal { uint64_t vaddr; const char *reason; } *refused; /* and those refused */
 	size_t nrefused, cap_refused;
 	bool swept_for_prepatch;
+	unsigned lookups;          /* found by a stat; kept open (pin_fd) at the second */
+	int pin_fd;
 	/* --libc-calls: the functions it exports, read when first asked; and per site
 	 * (ELF address), the libc entry points seen leading to it in any process */
 	struct elf_object exported;
@@ -69,27 +71,32 @@ static const char *mapped_file(pid_t pid, const struct map_entry *e, char *via, 
 	return stat(e->path, st) == 0 ? e->path : NULL;
 }
 
-/* An object read already whose device and inode are those of e, and whose build-id
- * the kernel gives for the mapping: the same file, though an inode number can be
- * reused once its file is deleted (configure's conftests), since the build-id is
- * the content's. Cheaper than a stat through map_files. NULL if not found so. */
-static struct object *known_by_build_id(const struct map_entry *e)
+/* Objects met in two lookups (the libraries and programs a build runs again and
+ * again) are kept open: an inode cannot be reused while its file is open, so a
+ * mapping with their device and inode is theirs, found without a stat through
+ * /proc/PID/map_files (the stat of the rest is what tells a deleted conftest from
+ * the next one that got its inode). */
+#define MAX_PINNED 512
+static unsigned npinned;
+
+static struct object *pinned_by_inode(const struct map_entry *e)
 {
 	struct stat key = { .st_dev = e->dev, .st_ino = e->ino };
-	char id[sizeof(((struct elf_object *)0)->build_id)];
-	struct object *o;
 
 	if (!e->ino)
 		return NULL;
-	for (o = *bucket_of(&key); o; o = o->next)
-		if (o->dev == e->dev && o->ino == e->ino && o->elf.build_id[0])
-			break;
-	if (!o || !proc_maps_build_id(&maps, e->start, id, sizeof(id)))
-		return NULL;
-	for (; o; o = o->next)
-		if (o->dev == e->dev && o->ino == e->ino && strcmp(o->elf.build_id, id) == 0)
+	for (struct object *o = *bucket_of(&key); o; o = o->next)
+		if (o->pin_fd >= 0 && o->dev == e->dev && o->ino == e->ino)
 			return o;
 	return NULL;
+}
+
+static void pin(struct object *o, const char *path)
+{
+	if (o->pin_fd >= 0 || ++o->lookups < 2 || npinned == MAX_PINNED)
+		return;
+	if ((o->pin_fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0)
+		npinned++;
 }
 
 static struct object *object_of(pid_t pid, const struct map_entry *e)
@@ -100,19 +107,22 @@ static struct object *object_of(pid_t pid, const struct map_entry *e)
 	const char *path;
 	int fd;
 
-	if ((o = known_by_build_id(e)))
+	if ((o = pinned_by_inode(e)))
 		return o;
 	if (!(path = mapped_file(pid, e, via, sizeof(via), &st)))
 		return NULL;
 	head = bucket_of(&st);
-	for (o = *head; o; o = o->next)
-		if (same_file(o, &st))
+	for (o = *head; o; o = o->next) {
+		if (same_file(o, &st)) {
+			pin(o, path);
 			return o;
+		}
+	}
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		abort();
 	*o = (struct object){ .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size, .mtime = st.st_mtim,
-			      .path = strdup(e->path), .next = *head };
+			      .path = strdup(e->path), .pin_fd = -1, .next = *head };
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
 		elf_object_load(&o->elf, fd);
 		close(fd);
@@ -289,7 +299,7 @@ const char *objects_refusal(const struct code_object *code, uint64_t addr)
 }
 
 /* The known sites of the object mapped at e that lie in e. */
-static void known_in(pid_t tid, const struct map_entry *e, objects_known_fn *fn, void *arg)
+static void known_in(pid_t tid, const struct map_entry *e, const struct known_visit *v)
 {
 	struct object *o = object_of(tid, e);
 
@@ -298,7 +308,8 @@ static void known_in(pid_t tid, const struct map_entry *e, objects_known_fn *fn,
 		uint64_t off, bias;
 		struct site_record s;
 
-		if (!elf_object_file_offset(&o->elf, plan.site, &off) || off < e->file_offset
+		if ((v->want && !v->want(v->arg, o, (uint32_t)i)) || !elf_object_file_offset(&o->elf, plan.site, &off)
+		    || off < e->file_offset
 		    || off - e->file_offset >= e->end - e->start)
 			continue;
 		bias = e->start + (off - e->file_offset) - plan.site;
@@ -308,11 +319,11 @@ static void known_in(pid_t tid, const struct map_entry *e, objects_known_fn *fn,
 		s = (struct site_record){ .addr = plan.site };
 		resolve_one(&s, e, o);
 		s.named = true;
-		fn(arg, &s, &plan, o, (uint32_t)i);
+		v->fn(v->arg, &s, &plan, o, (uint32_t)i);
 	}
 }
 
-bool objects_for_each_known(pid_t tid, objects_known_fn *fn, void *arg)
+bool objects_for_each_known(pid_t tid, const struct known_visit *v)
 {
 	const struct map_entry *e;
 
@@ -320,7 +331,7 @@ bool objects_for_each_known(pid_t tid, objects_known_fn *fn, void *arg)
 		return false;
 	for (uint64_t at = 0; (e = proc_maps_next(&maps, at)); at = e->end)
 		if (e->path[0] == '/')
-			known_in(tid, e, fn, arg);
+			known_in(tid, e, v);
 	objects_end();
 	return true;
 }
@@ -358,14 +369,14 @@ struct object *objects_exe_of(pid_t tid)
 	return o;
 }
 
-void objects_for_each_known_at(pid_t tid, uint64_t addr, objects_known_fn *fn, void *arg)
+void objects_for_each_known_at(pid_t tid, uint64_t addr, const struct known_visit *v)
 {
 	const struct map_entry *e;
 
 	if (!objects_begin(tid))
 		return;
 	if ((e = proc_maps_find(&maps, addr)) && e->path[0] == '/')
-		known_in(tid, e, fn, arg);
+		known_in(tid, e, v);
 	objects_end();
 }
 
@@ -507,6 +518,8 @@ void objects_free_all(void)
 			elf_object_free(&o->exported);
 			if (o->image)
 				munmap(o->image, o->image_size);
+			if (o->pin_fd >= 0)
+				close(o->pin_fd);
 			for (size_t i = 0; i < o->nlearned; i++)
 				free(o->learned[i].entries);
 			free(o->learned);
@@ -514,4 +527,5 @@ void objects_free_all(void)
 			free(o);
 		}
 	}
+	npinned = 0;
 }

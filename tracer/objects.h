@@ -41,12 +41,19 @@ bool objects_known_plan(const struct code_object *code, uint64_t addr, struct pa
  * holds in every process: the code's, not this memory's); and finds it again. */
 void objects_learn_refusal(const struct code_object *code, uint64_t addr, const char *reason);
 const char *objects_refusal(const struct code_object *code, uint64_t addr);
-/* Calls fn for every site learned in any object mapped executable in tid's memory,
- * with the site named, the plan in tid's addresses, its object and its index there;
- * false if tid is gone. */
+/* Calls fn for every site learned in any object mapped executable in tid's memory
+ * that want (if not NULL) takes, with the site named, the plan in tid's addresses,
+ * its object and its index there; false if tid is gone. want is asked first, so
+ * that the sites not taken cost no naming. */
 typedef void objects_known_fn(void *arg, const struct site_record *named, const struct patch_plan *plan,
 			      const struct object *o, uint32_t index);
-bool objects_for_each_known(pid_t tid, objects_known_fn *fn, void *arg);
+typedef bool objects_want_fn(void *arg, const struct object *o, uint32_t index);
+struct known_visit {
+	objects_want_fn *want;
+	objects_known_fn *fn;
+	void *arg;
+};
+bool objects_for_each_known(pid_t tid, const struct known_visit *v);
 /* At an exec event (rip: the image's first instruction): the loader's code, the
  * executable mapping at rip unless it is the executable itself (a static program:
  * false), and the executable's object and lowest executable address. */
@@ -58,7 +65,7 @@ bool objects_at_exec(pid_t tid, uint64_t rip, const char *exe_path, struct exec_
 /* The executable's object: the one of the lowest executable mapping; NULL if none. */
 struct object *objects_exe_of(pid_t tid);
 /* The same for the one object mapped at addr. */
-void objects_for_each_known_at(pid_t tid, uint64_t addr, objects_known_fn *fn, void *arg);
+void objects_for_each_known_at(pid_t tid, uint64_t addr, const struct known_visit *v);
 /* For --prepatch: calls fn for every syscall instruction that the sweep finds in each
  * object mapped executable in tid's memory, once per object in the run. */
 typedef void objects_syscall_fn(void *arg, const struct code_object *code, uint64_t addr);

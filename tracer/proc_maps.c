@@ -115,25 +115,6 @@ const struct map_entry *proc_maps_next(struct proc_maps *m, uint64_t addr)
 	return NULL;
 }
 
-bool proc_maps_build_id(struct proc_maps *m, uint64_t addr, char *hex, size_t size)
-{
-	struct procmap_query q;
-	uint8_t id[20];
-
-	if (m->fd < 0 || m->text)
-		return false;
-	memset(&q, 0, sizeof(q));
-	q.size = sizeof(q);
-	q.query_addr = addr;
-	q.build_id_addr = (uint64_t)(uintptr_t)id;
-	q.build_id_size = sizeof(id);
-	if (ioctl(m->fd, PROCMAP_QUERY, &q) < 0 || !q.build_id_size || 2 * (size_t)q.build_id_size >= size)
-		return false;
-	for (uint32_t i = 0; i < q.build_id_size; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id[i]);
-	return true;
-}
-
 void proc_maps_close(struct proc_maps *m)
 {
 	if (m->fd >= 0)

@@ -27,10 +27,6 @@ const struct map_entry *proc_maps_find(struct proc_maps *m, uint64_t addr);
 const struct map_entry *proc_maps_next(struct proc_maps *m, uint64_t addr);
 /* A free place of size bytes within reach of [lo, hi) in tid's memory (maps_gap_near). */
 bool proc_maps_gap_near(pid_t tid, uint64_t lo, uint64_t hi, uint64_t size, uint64_t reach, uint64_t *at);
-/* The build-id of the file mapped at addr, in hex (as elf_object.h keeps it), from
- * the kernel's own reading of the mapping; false if it has none, or the kernel
- * cannot say (no PROCMAP_QUERY). */
-bool proc_maps_build_id(struct proc_maps *m, uint64_t addr, char *hex, size_t size);
 void proc_maps_close(struct proc_maps *m);
 
 #endif

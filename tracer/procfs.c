@@ -61,21 +61,43 @@ bool procfs_is_running(pid_t tid)
 	return fields && fields[0] == 'R';
 }
 
-bool procfs_status_u64(pid_t tid, const char *key, int base, uint64_t *value)
+bool procfs_status(pid_t tid, struct status_field *fields, size_t n)
 {
-	char path[64], line[256];
-	size_t len = strlen(key);
-	bool found = false;
-	FILE *f;
+	char path[64], buf[4096];
+	size_t found = 0;
+	ssize_t len;
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	if (!(f = fopen(path, "re")))
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strncmp(line, key, len) == 0 && line[len] == ':'
-			&& sscanf(line + len + 1, base == 16 ? "%" SCNx64 : "%" SCNu64, value) == 1;
-	fclose(f);
-	return found;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return false;
+	buf[len] = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t klen = strlen(fields[i].key);
+
+		/* "Key:\tvalue\n", a line each; the keys wanted lie in the first 4 KiB */
+		for (const char *line = buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+			if (strncmp(line, fields[i].key, klen) == 0 && line[klen] == ':') {
+				found += sscanf(line + klen + 1, fields[i].base == 16 ? "%" SCNx64 : "%" SCNu64,
+						&fields[i].value) == 1;
+				break;
+			}
+		}
+	}
+	return found == n;
+}
+
+bool procfs_status_u64(pid_t tid, const char *key, int base, uint64_t *value)
+{
+	struct status_field f = { key, base, 0 };
+	bool ok = procfs_status(tid, &f, 1);
+
+	*value = f.value;
+	return ok;
 }
 
 char *procfs_exe(pid_t pid)
@@ -91,9 +113,12 @@ char *procfs_exe(pid_t pid)
 	return strdup(target);
 }
 
-bool procfs_signal_caught(pid_t tid, int sig)
+bool delivery_caught(struct delivery *d)
 {
 	uint64_t caught;
 
-	return procfs_status_u64(tid, "SigCgt", 16, &caught) && sig >= 1 && sig <= 64 && (caught >> (sig - 1)) & 1;
+	if (d->caught < 0)
+		d->caught = procfs_status_u64(d->tid, "SigCgt", 16, &caught) && d->sig >= 1 && d->sig <= 64
+			    && (caught >> (d->sig - 1)) & 1;
+	return d->caught;
 }

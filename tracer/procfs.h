@@ -12,12 +12,25 @@ uint64_t monotonic_ns(void);
 bool procfs_is_running(pid_t tid);
 /* A numeric field of /proc/<tid>/status ("Tgid" in base 10, "SigCgt" in 16, ...). */
 bool procfs_status_u64(pid_t tid, const char *key, int base, uint64_t *value);
+/* Several, in one read of the file; false unless every one was found. */
+struct status_field {
+	const char *key;
+	int base;
+	uint64_t value;
+};
+bool procfs_status(pid_t tid, struct status_field *fields, size_t n);
 /* User and system time of the whole thread group so far. */
 bool procfs_times(pid_t pid, uint64_t *user_ns, uint64_t *sys_ns);
 /* The executable's path (malloc'd), or NULL. */
 char *procfs_exe(pid_t pid);
 
-/* Whether the thread has a handler for sig. */
-bool procfs_signal_caught(pid_t tid, int sig);
+/* A signal about to be delivered to tid: whether tid has a handler for it is read
+ * from /proc/TID/status once, when first asked (most deliveries never ask). */
+struct delivery {
+	pid_t tid;
+	int sig;
+	int caught; /* -1 until read */
+};
+bool delivery_caught(struct delivery *d);
 
 #endif

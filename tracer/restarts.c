@@ -69,22 +69,21 @@ void restart_rule_frame(struct thread *t, long saved_rax, uint64_t rip_site, uin
 		t->restart = RESTART_NONE;
 }
 
-void restart_note_signal(struct thread *t, int sig)
+void restart_note_signal(struct thread *t, struct delivery *d, const struct user_regs_struct *regs)
 {
-	struct user_regs_struct regs;
+	long nr = (long)regs->orig_rax, ret = (long)regs->rax;
+	/* the handler matters only to a call that may restart, or to one pending */
+	bool asks = (nr >= 0 && restart_is_code(ret)) || t->restart == RESTART_NEXT;
 
-	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) == 0)
-		restart_rule_signal(t, (long)regs.orig_rax, (long)regs.rax, site_of(t, regs.rip - 2),
-				    procfs_signal_caught(t->tid, sig));
+	restart_rule_signal(t, nr, ret, site_of(t, regs->rip - 2), asks && delivery_caught(d));
 }
 
 /* Whether a signal the thread does not block is waiting for it. */
 static bool signal_pending(pid_t tid)
 {
-	uint64_t own, shared, blocked;
+	struct status_field f[3] = { { "SigPnd", 16, 0 }, { "ShdPnd", 16, 0 }, { "SigBlk", 16, 0 } };
 
-	return !procfs_status_u64(tid, "SigPnd", 16, &own) || !procfs_status_u64(tid, "ShdPnd", 16, &shared)
-	       || !procfs_status_u64(tid, "SigBlk", 16, &blocked) || ((own | shared) & ~blocked);
+	return !procfs_status(tid, f, 3) || ((f[0].value | f[1].value) & ~f[2].value);
 }
 
 void restart_note_interrupt(struct thread *t, bool ours)

@@ -9,6 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <sys/user.h>
+
+#include "procfs.h"
 #include "tasks.h"
 
 /* Where the saved registers lie in the frame rt_sigreturn reads: struct ucontext at
@@ -21,8 +24,9 @@
 /* Whether a syscall's return value is one of the kernel's -ERESTART* codes, which
  * a program never sees: the call is entered again (or returns EINTR). */
 bool restart_is_code(long ret);
-/* At a signal-delivery stop of sig: notes a syscall the signal interrupted. */
-void restart_note_signal(struct thread *t, int sig);
+/* At a signal-delivery stop (d, with the thread's registers as they are now): notes
+ * a syscall the signal interrupted. */
+void restart_note_signal(struct thread *t, struct delivery *d, const struct user_regs_struct *regs);
 /* At a PTRACE_EVENT_STOP (ours: write_protocol.c's PTRACE_INTERRUPT; else a group-stop):
  * a thread stopped out of a blocking call enters it again when resumed; one that
  * would see EINTR because of our stop alone is made to enter it again. Calls

@@ -90,12 +90,22 @@ int region_slot_take(void)
 	return free_slots[--nfree];
 }
 
-void region_slot_release(int slot)
+void region_slot_clear(int slot, int counters)
 {
-	/* zero again for the next thread, and the memory back to the system */
-	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)region_slot_offset(slot),
-		      (off_t)stride) < 0)
-		memset(region_slot(slot), 0, stride);
+	struct region_slot *s = region_slot(slot);
+	size_t used = counters < 0 ? 0 : counters > REGION_SLOT_SITES ? REGION_SLOT_SITES : (size_t)counters;
+
+	memset(s, 0, offsetof(struct region_slot, site_calls) + used * sizeof(s->site_calls[0]));
+	if (stride > REGION_SLOT_SIZE)
+		memset(region_log(slot), 0, sizeof(struct region_log));
+}
+
+void region_slot_release(int slot, int counters)
+{
+	/* zero again for the next thread: the part a thread can have written (a punch of
+	 * the whole slot cost ten times as much; the free list is LIFO, so the pages of
+	 * the few slots in use at once are what stays resident) */
+	region_slot_clear(slot, counters);
 	free_slots[nfree++] = slot;
 }
 

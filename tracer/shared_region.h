@@ -20,7 +20,10 @@ int region_fd(void);
 uint64_t region_size(void);
 /* A zeroed slot, or -1 when the region is full (said once on stderr). */
 int region_slot_take(void);
-void region_slot_release(int slot);
+/* Zeroes what a thread with counters site counters can have written in its slot. */
+void region_slot_clear(int slot, int counters);
+/* The slot is free again, cleared (counters: as for region_slot_clear). */
+void region_slot_release(int slot, int counters);
 struct region_slot *region_slot(int slot);
 /* The slot's log buffer (only with --log). */
 struct region_log *region_log(int slot);

@@ -116,27 +116,26 @@ static bool log_routine_rewind(struct thread *t, struct user_regs_struct *regs)
 	return false;
 }
 
-void fixups_on_signal(struct thread *t, int sig)
+void fixups_on_signal(struct thread *t, struct delivery *d, struct user_regs_struct *regs)
 {
 	struct addr_space *as = t->img->as;
-	struct user_regs_struct regs;
 	const struct patch *p;
 	uint64_t back;
 
-	if (!as->npatched || ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
+	if (!as->npatched)
 		return;
-	if (regs.rip == SYSTRACE_GATE_SYSCALL_IP) {
-		if (procfs_signal_caught(t->tid, sig))
-			leave_gate(t, as, &regs);
+	if (regs->rip == SYSTRACE_GATE_SYSCALL_IP) {
+		if (delivery_caught(d))
+			leave_gate(t, as, regs);
 		return;
 	}
-	if ((p = as_patch_of_stub(as, regs.rip))) {
-		back = stub_rewind(&p->stub, regs.rip);
-		if (back == regs.rip)
+	if ((p = as_patch_of_stub(as, regs->rip))) {
+		back = stub_rewind(&p->stub, regs->rip);
+		if (back == regs->rip)
 			return;
-		regs.rip = back;
-	} else if (!syscall_log_on() || !log_routine_rewind(t, &regs)) {
+		regs->rip = back;
+	} else if (!syscall_log_on() || !log_routine_rewind(t, regs)) {
 		return;
 	}
-	ptrace(PTRACE_SETREGS, t->tid, 0, &regs);
+	ptrace(PTRACE_SETREGS, t->tid, 0, regs);
 }

@@ -14,11 +14,15 @@
 #define SYSTRACE_SIGNAL_FIXUPS_H
 
 #include <stdint.h>
+#include <sys/user.h>
+
+#include "procfs.h"
 
 #include "tasks.h"
 
-/* At a signal-delivery stop of t (sig). */
-void fixups_on_signal(struct thread *t, int sig);
+/* At a signal-delivery stop of t (d), with its registers, which are changed here
+ * (and in the thread) where the thread is moved. */
+void fixups_on_signal(struct thread *t, struct delivery *d, struct user_regs_struct *regs);
 /* At t's rt_sigreturn, with its stack pointer (where the frame lies). */
 void fixups_on_sigreturn(struct thread *t, uint64_t stack_pointer);
 
