@@ -9,6 +9,8 @@ Called by bench/scaling.sh, which builds the probe. Each round runs every N,
 in an order that rotates from round to round, and for each N the arms back to
 back, in an order that rotates too; ratios are taken within a round. Writes
 raw.csv (one row per run) and table.md into --results, and prints the table.
+`scaling.py --retable RESULTS... [--max-other-cpu S]` prints the tables again
+from raw.csv files, pooled, without the rounds that other work disturbed.
 """
 import argparse
 import os
@@ -248,7 +250,36 @@ def tables(rows, ns, arms):
     return "\n".join(out) + "\n"
 
 
+def retable(args):
+    """The tables again from RESULTS/raw.csv (several folders pooled), leaving out
+    every round in which some run had more than --max-other-cpu seconds of other
+    CPU: on a shared machine, the quiet rounds alone."""
+    import csv
+    rows = []
+    for i, folder in enumerate(args.retable):
+        with open(os.path.join(folder, "raw.csv"), newline="") as f:
+            for r in csv.DictReader(f):
+                r["round"] = f"{i + 1}.{r['round']}"
+                rows.append(r)
+    noisy = {r["round"] for r in rows
+             if args.max_other_cpu is not None and float(r["other_cpu_s"]) > args.max_other_cpu}
+    kept = [r for r in rows if r["round"] not in noisy]
+    ns = sorted({int(r["n"]) for r in kept})
+    arms = [a for a in ["native", "systrace", "free", "strace"] if any(r["arm"] == a for r in kept)]
+    print(f"from {', '.join(args.retable)}: {len({r['round'] for r in kept})} of "
+          f"{len({r['round'] for r in rows})} rounds"
+          + (f" (left out: those with a run of more than {args.max_other_cpu:g} s of other "
+             f"CPU)" if args.max_other_cpu is not None else "") + "\n")
+    print(tables(kept, ns, arms))
+    return 0
+
+
 def main():
+    if "--retable" in sys.argv:
+        ap = argparse.ArgumentParser(description=retable.__doc__)
+        ap.add_argument("--retable", nargs="+", required=True, metavar="RESULTS")
+        ap.add_argument("--max-other-cpu", type=float, metavar="S")
+        return retable(ap.parse_args())
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--systrace", required=True)
     ap.add_argument("--probe", required=True)
