@@ -56,6 +56,8 @@ struct addr_space *as_fork(const struct addr_space *parent)
 	as->loader_start = parent->loader_start;
 	as->loader_end = parent->loader_end;
 	as->library_site = parent->library_site;
+	as->forked_from = (struct addr_space *)parent;
+	as->forked_from->fork_holds++;
 	return as;
 }
 
@@ -65,17 +67,32 @@ struct addr_space *as_get(struct addr_space *as)
 	return as;
 }
 
+/* Frees as once no image shares it and no fork's copy names it as its parent. */
+static void free_unused(struct addr_space *as)
+{
+	struct addr_space *parent;
+
+	if (as->refs > 0 || as->fork_holds > 0)
+		return;
+	if ((parent = as->forked_from)) {
+		parent->fork_holds--;
+		free_unused(parent);
+	}
+	site_table_free(&as->sites);
+	free(as->patches);
+	free(as->areas);
+	free(as->site_of_counter);
+	free(as);
+}
+
 void as_put(struct addr_space *as)
 {
 	if (!as || --as->refs > 0)
 		return;
 	if (as->mem_fd >= 0)
 		close(as->mem_fd);
-	site_table_free(&as->sites);
-	free(as->patches);
-	free(as->areas);
-	free(as->site_of_counter);
-	free(as);
+	as->mem_fd = -1;
+	free_unused(as);
 }
 
 struct site_record *as_site_of_counter(struct addr_space *as, int counter)

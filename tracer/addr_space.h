@@ -91,6 +91,12 @@ struct addr_space {
 	bool walked_known;         /* the known sites of every object mapped were planned */
 	uint64_t loader_start, loader_end; /* the program interpreter's code (ld.so) */
 	uint64_t library_site;     /* the library's own syscall instruction */
+	struct addr_space *forked_from; /* the memory it is a fork's copy of, or NULL: kept
+	                                   while this copy is (fork_holds), even once no
+	                                   image has it (refs 0) */
+	int fork_holds;
+	bool taught;               /* a fork child planned sites here that its parent
+	                              may write at its next fork (patching.c) */
 	int *site_of_counter;      /* counter -> index in sites, for --log; built on demand */
 	int counters_mapped;
 };

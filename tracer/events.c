@@ -304,6 +304,8 @@ static void on_clone_event(struct thread *t, int event)
 
 	t->clone_flags = 0;
 	children_on_creator_event(t, event, flags);
+	if (event != PTRACE_EVENT_CLONE || !(flags & CLONE_THREAD))
+		patching_on_fork(t);
 	resume(t->tid, PTRACE_CONT, 0);
 }
 

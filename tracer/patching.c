@@ -1,7 +1,9 @@
 #include "patching.h"
 
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
 
 #include "borrow.h"
 #include "known_sites.h"
@@ -54,6 +56,46 @@ static bool map_area(struct thread *t, struct addr_space *as, struct patch *p)
 	else
 		patch_decide(p, "no-room-for-stub");
 	return back;
+}
+
+/* A fork child ran a site its parent has not decided (glibc's _Fork runs some
+ * only in the child): the parent plans it too, to write at its next fork, so that
+ * its later children inherit the patch instead of each trapping there. */
+static void teach_parent(struct addr_space *as, const struct site_record *s, const struct patch *p)
+{
+	struct addr_space *parent = as->forked_from;
+	struct site_record *ps;
+	struct patch *pp;
+
+	if (!parent || parent->refs == 0)
+		return; /* the parent is gone */
+	ps = as_site(parent, s->addr, &pp);
+	if (pp->state != PATCH_UNPLANNED)
+		return;
+	ps->object = s->object;
+	ps->offset = s->offset;
+	ps->symbol = s->symbol;
+	ps->symbol_offset = s->symbol_offset;
+	ps->named = s->named;
+	ps->syscall = s->syscall;
+	pp->plan = p->plan;
+	pp->object = p->object;
+	pp->known = p->known;
+	pp->from_known = true;
+	pp->state = PATCH_PLANNED;
+	parent->taught = true;
+}
+
+void patching_on_fork(struct thread *t)
+{
+	struct addr_space *as = t->img->as;
+	struct user_regs_struct regs;
+
+	if (mode == PATCH_OFF || !as->taught || !t->img->ready || !thread_alone_in_memory(t)
+	    || ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
+		return;
+	as->taught = false;
+	known_sites_write_planned(t, as, regs.rip);
 }
 
 /* Writes planned p at t's trap; began: when the trap's patching began. */
@@ -135,6 +177,7 @@ enum patch_result patching_on_call(struct thread *t, uint64_t site, bool at_stub
 	site_plan(t, as, s, p, nr);
 	if (p->state == PATCH_REFUSED)
 		return PATCH_RESUME;
+	teach_parent(as, s, p);
 	/* a site new to this memory: what is known of its object comes too (one loaded
 	 * by dlopen, or whose sites other processes patched since) */
 	result = apply(t, as, p, nr, began);

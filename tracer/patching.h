@@ -26,6 +26,9 @@ void patching_setup(enum patch_mode mode, bool ahead);
 /* After the trapped call of t (raw x86-64 number nr) at site has been counted;
  * at_stub: it trapped at the site's stub (its slow syscall: as_site_of). */
 enum patch_result patching_on_call(struct thread *t, uint64_t site, bool at_stub, long nr);
+/* At t's fork event (the child made): what its children taught its memory is
+ * written, when t has the memory to itself. */
+void patching_on_fork(struct thread *t);
 /* At a munmap's entry: patches in the range no longer stand for what is there. */
 void patching_on_munmap(struct thread *t, uint64_t addr, uint64_t len);
 
