@@ -53,6 +53,19 @@ struct site_record *site_table_get(struct site_table *t, uint64_t addr)
 	return &t->sites[t->n - 1];
 }
 
+void site_table_copy(struct site_table *to, const struct site_table *from)
+{
+	*to = (struct site_table){ .n = from->n, .cap = from->n, .nslots = from->nslots };
+	if (!from->nslots)
+		return;
+	to->sites = malloc((from->n ? from->n : 1) * sizeof(*to->sites));
+	to->slots = malloc(from->nslots * sizeof(*to->slots));
+	if (!to->sites || !to->slots)
+		abort();
+	memcpy(to->sites, from->sites, from->n * sizeof(*to->sites));
+	memcpy(to->slots, from->slots, from->nslots * sizeof(*to->slots));
+}
+
 void site_note_syscall(struct site_record *s, int idx)
 {
 	if (s->syscall == SITE_SYSCALL_UNSET)

@@ -25,6 +25,9 @@ struct site_record *site_table_get(struct site_table *t, uint64_t addr);
 struct site_record *site_table_find(const struct site_table *t, uint64_t addr);
 /* Notes one call of syscall index idx at a site: a site that sees two numbers varies. */
 void site_note_syscall(struct site_record *s, int idx);
+/* A copy of from in to (empty before): records and index, in one copy each; for a
+ * table whose records hold no libc entries (an address space's). */
+void site_table_copy(struct site_table *to, const struct site_table *from);
 void site_table_free(struct site_table *t);
 
 #endif

@@ -29,14 +29,18 @@ struct addr_space *as_new(void)
 struct addr_space *as_fork(const struct addr_space *parent)
 {
 	struct addr_space *as = as_new();
-	const struct site_table *from = &parent->sites;
+	size_t n = parent->sites.n;
 
-	for (size_t i = 0; i < from->n; i++) {
-		struct patch *p;
-		struct site_record *s = as_site(as, from->sites[i].addr, &p);
+	/* in one copy each: a shell forks with hundreds of sites, and often */
+	site_table_copy(&as->sites, &parent->sites);
+	if (n) {
+		as->patches = xcalloc(n, sizeof(*as->patches));
+		memcpy(as->patches, parent->patches, n * sizeof(*as->patches));
+		as->cap_patches = n;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct patch *p = &as->patches[i];
 
-		*s = from->sites[i];
-		*p = parent->patches[i];
 		if (patch_has_counter(p)) {
 			p->origin = PATCH_INHERITED; /* the child paid nothing for it */
 			p->cost_ns = 0;

@@ -1,12 +1,14 @@
 /* The in-process path from an image's first instruction. Before any preloaded
  * library can run, the loader (ld.so) makes some 25 syscalls, each a stop. At the
- * exec event, before its first instruction, the tracer writes a short piece of code
- * over the loader's entry (exec_blob.S) that maps the gate, the region and stub
- * memory near the loader, the gate first and everything else through it: two stops
- * in all. Then it puts the loader's bytes back, points the thread's %gs at a slot,
- * and patches the loader's sites that earlier images trapped at. The library finds
- * all in place; what was counted until its READY is early. A static program (no
- * loader) and the first images of a run (nothing known yet) go without. */
+ * exec event, before its first instruction, the tracer builds the stubs and jumps of
+ * the loader's known sites for stub memory it places just below the loader, and
+ * writes a short piece of code into the loader (exec_blob.S) that maps the gate, the
+ * region and that memory and writes those bytes itself, the gate first and
+ * everything else through it: two stops in all, and the copying is the image's.
+ * Then the tracer puts the loader's bytes back and points the thread's %gs at a
+ * slot. The library finds all in place; what was counted until the image's first
+ * call outside the loader is early. A static program (no loader) and the first
+ * images of a run (nothing known yet) go without. */
 #ifndef SYSTRACE_EARLY_H
 #define SYSTRACE_EARLY_H
 

@@ -527,6 +527,21 @@ static void stop_when_tracees_have(void)
 	signals_stop_self();
 }
 
+/* After a wait that found one stop, the others that came meanwhile, kept to be
+ * served in turn: waitpid(-1) reports tracees in the kernel's order, not the order
+ * they stopped in, so serving one at a time lets the newest (a build's short jobs)
+ * go first again and again while the oldest (make) waits (docs/scaling.md). */
+#define BATCH_MAX 64
+
+static void collect_pending(void)
+{
+	int status;
+	pid_t tid;
+
+	for (int n = 0; n < BATCH_MAX && (tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0; n++)
+		held_status_push(tid, status);
+}
+
 void events_run(pid_t root, struct run_result *res)
 {
 	struct image *launcher;
@@ -550,9 +565,9 @@ void events_run(pid_t root, struct run_result *res)
 			placement_check();
 		for (int sig; (sig = signals_take_forward());)
 			forward_termination(sig);
-		/* the statuses of threads stopped for a patch come first */
-		if (!held_status_pop(&tid, &status))
-			tid = waitpid(-1, &status, __WALL);
+		/* the statuses held (threads stopped for a patch, a batch) come first */
+		if (!held_status_pop(&tid, &status) && (tid = waitpid(-1, &status, __WALL)) > 0)
+			collect_pending();
 		if (tid > 0)
 			dispatch(tid, status);
 		else if (errno == ECHILD)

@@ -1,21 +1,41 @@
 /* The code a new image runs before its first instruction to map the gate, the region
- * and stub memory (exec_blob.S, written at the loader's entry by early.c): where its
- * data lies, for the assembler and for the tracer that fills it in. */
+ * and stub memory and to write its loader's known patches (exec_blob.S, written at
+ * the loader's entry by early.c): where its data lies, for the assembler and for the
+ * tracer that fills it in. The data follows the code (exec_blob_data); offsets below
+ * are from there. */
 #ifndef SYSTRACE_EXEC_BLOB_H
 #define SYSTRACE_EXEC_BLOB_H
 
-/* offsets in the data that follows the code (exec_blob_data) */
 #define EXEC_BLOB_REGION_SIZE 0   /* the region's size */
-#define EXEC_BLOB_EXE_HINT 8      /* where to map stub memory near the executable, or 0 */
-#define EXEC_BLOB_GATE_LEN 16     /* bytes of gate code to copy */
-#define EXEC_BLOB_PATH 24         /* "/proc/<tracer>/fd/<region>", NUL-terminated */
+#define EXEC_BLOB_GATE_LEN 8      /* bytes of gate code to copy ... */
+#define EXEC_BLOB_GATE_AT 16      /* ... from this offset */
+#define EXEC_BLOB_NAREAS 24       /* stub memory to map at fixed places: */
+#define EXEC_BLOB_AREAS 32        /* {address, size} x EXEC_BLOB_MAX_AREAS */
+#define EXEC_BLOB_MAX_AREAS 2
+#define EXEC_BLOB_NWRITES 64      /* bytes to write through /proc/self/mem: */
+#define EXEC_BLOB_WRITES_AT 72    /* records {address u64, length u32, offset u32} */
+#define EXEC_BLOB_WRITE_SIZE 16
+#define EXEC_BLOB_PATH 80         /* "/proc/<tracer>/fd/<region>", NUL-terminated */
 #define EXEC_BLOB_PATH_MAX 64
-#define EXEC_BLOB_GATE_COPY (EXEC_BLOB_PATH + EXEC_BLOB_PATH_MAX) /* the gate code */
+#define EXEC_BLOB_HEADER (EXEC_BLOB_PATH + EXEC_BLOB_PATH_MAX)
+
+/* How far it got (r15 at its last stop): */
+#define EXEC_BLOB_DONE 0          /* all of it */
+#define EXEC_BLOB_NO_GATE 1       /* the gate's address was taken */
+#define EXEC_BLOB_NO_REGION 2     /* the gate is mapped, the region is not */
+#define EXEC_BLOB_NO_AREA 3       /* the region is mapped, not all stub memory */
+#define EXEC_BLOB_NO_WRITE 4      /* stub memory is mapped, not every byte written */
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
 
 extern const uint8_t exec_blob[], exec_blob_data[];
+
+struct exec_blob_write {
+	uint64_t addr;
+	uint32_t len, offset;
+};
+_Static_assert(sizeof(struct exec_blob_write) == EXEC_BLOB_WRITE_SIZE, "the assembler's record size");
 #endif
 
 #endif

@@ -110,18 +110,37 @@ static int by_start(const void *a, const void *b)
 	return p->plan.start < q->plan.start ? -1 : p->plan.start > q->plan.start;
 }
 
-static void run_flush(struct addr_space *as, pid_t pid, struct byte_run *r)
+/* Where a batch's runs of bytes go: into the memory, or to be written by the image
+ * itself (early.c's set-up code). */
+struct sink {
+	void (*put)(void *ctx, const struct byte_run *r);
+	void *ctx;
+};
+
+struct into_memory {
+	struct addr_space *as;
+	pid_t pid;
+};
+
+static void put_in_memory(void *ctx, const struct byte_run *r)
+{
+	const struct into_memory *m = ctx;
+
+	as_write(m->as, m->pid, r->addr, r->bytes, r->len);
+}
+
+static void run_flush(const struct sink *sink, struct byte_run *r)
 {
 	if (r->len)
-		as_write(as, pid, r->addr, r->bytes, r->len);
+		sink->put(sink->ctx, r);
 	r->len = 0;
 }
 
-static void run_add(struct addr_space *as, pid_t pid, struct byte_run *r, uint64_t addr, const uint8_t *bytes,
-		    size_t len, uint64_t gap)
+static void run_add(const struct sink *sink, struct byte_run *r, uint64_t addr, const uint8_t *bytes, size_t len,
+		    uint64_t gap)
 {
 	if (!byte_run_add(r, addr, bytes, len, gap)) {
-		run_flush(as, pid, r);
+		run_flush(sink, r);
 		byte_run_add(r, addr, bytes, len, gap);
 	}
 }
@@ -156,7 +175,11 @@ static size_t keep_unchanged(pid_t pid, struct patch **list, size_t n, uint8_t (
 	return kept;
 }
 
-void known_sites_write_planned(struct thread *t, struct addr_space *as, uint64_t avoid)
+/* Builds every site planned but not patched in t's memory, which t has to itself
+ * (nothing else runs the bytes being written), but one whose bytes hold avoid, and
+ * gives the bytes to sink; a site that cannot be waits for its trap. The patches
+ * built are marked written. */
+static void build_planned(struct thread *t, struct addr_space *as, uint64_t avoid, const struct sink *sink)
 {
 	uint64_t began = monotonic_ns(), cost;
 	struct patch **list = malloc((as->sites.n + 1) * sizeof(*list));
@@ -187,19 +210,32 @@ void known_sites_write_planned(struct thread *t, struct addr_space *as, uint64_t
 			continue;
 		}
 		last_end = p->plan.end;
-		run_add(as, t->tid, &stubs, at, stub, len, 16);
-		run_add(as, t->tid, &jumps, p->plan.start, jump, p->plan.end - p->plan.start, 0);
+		run_add(sink, &stubs, at, stub, len, 16);
+		run_add(sink, &jumps, p->plan.start, jump, p->plan.end - p->plan.start, 0);
 		patch_mark_written(as, p, len, PATCH_IN_BATCH, 0);
 		list[done++] = p;
 	}
-	run_flush(as, t->tid, &stubs);
-	run_flush(as, t->tid, &jumps);
+	run_flush(sink, &stubs);
+	run_flush(sink, &jumps);
 	cost = done ? (monotonic_ns() - began) / done : 0;
 	for (size_t i = 0; i < done; i++)
 		list[i]->cost_ns = cost;
 	history_note_batch(cost * done, done);
 	free(list);
 	free(now);
+}
+
+void known_sites_write_planned(struct thread *t, struct addr_space *as, uint64_t avoid)
+{
+	struct into_memory m = { as, t->tid };
+
+	build_planned(t, as, avoid, &(struct sink){ put_in_memory, &m });
+}
+
+void known_sites_build_for(struct thread *t, struct addr_space *as, void (*put)(void *, const struct byte_run *),
+			   void *ctx)
+{
+	build_planned(t, as, 0, &(struct sink){ put, ctx });
 }
 
 void known_sites_write_at_ready(struct thread *t, uint64_t room, uint64_t room_size, uint64_t area)

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "byte_runs.h"
 #include "tasks.h"
 
 /* ahead: --prepatch, every site the sweep finds is known at each image's start. */
@@ -28,6 +29,10 @@ size_t known_sites_plan_at(struct thread *t, uint64_t addr);
 /* Writes every site planned and not yet patched in the memory t has to itself, but
  * one whose bytes hold avoid (t's rip; 0 for none). */
 void known_sites_write_planned(struct thread *t, struct addr_space *as, uint64_t avoid);
+/* The same, for a memory that will write the bytes itself (tracer/early.c): each run
+ * of bytes goes to put; the patches are marked written as if they were. */
+void known_sites_build_for(struct thread *t, struct addr_space *as, void (*put)(void *, const struct byte_run *),
+			   void *ctx);
 /* At t's trap at site (t stands right after its syscall), if t is alone in its
  * memory: the known sites of every object mapped (all), or of the one object site
  * lies in, planned and written. */

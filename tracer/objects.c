@@ -347,6 +347,7 @@ bool objects_at_exec(pid_t tid, uint64_t rip, const char *exe_path, struct exec_
 	if (e && e->path[0] == '/' && (!exe_path || strcmp(e->path, exe_path) != 0)) {
 		c->loader_start = e->start;
 		c->loader_end = e->end;
+		c->loader_base = e->start - e->file_offset;
 		if ((e = proc_maps_next(&maps, 0)) && e->start != c->loader_start && e->path[0] == '/') {
 			c->exe_start = e->start;
 			c->exe = object_of(tid, e);

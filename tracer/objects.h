@@ -59,6 +59,7 @@ bool objects_for_each_known(pid_t tid, const struct known_visit *v);
  * false), and the executable's object and lowest executable address. */
 struct exec_code {
 	uint64_t loader_start, loader_end, exe_start;
+	uint64_t loader_base;  /* where its file's first byte is mapped: its lowest mapping */
 	struct object *exe;
 };
 bool objects_at_exec(pid_t tid, uint64_t rip, const char *exe_path, struct exec_code *c);
