@@ -287,8 +287,120 @@ size_t check_totals(const struct process_table *t, const struct summary_table *s
 		check_one(&out[c], process_count_columns[c].summary_key, sum, s);
 	}
 	check_one(&out[PC_COUNTS], "processes", t->n, s);
+	for (int c = 0; c < PO_COUNTS; c++) {
+		struct total_check *k = &out[TOTAL_CHECK_OPTIONAL(c)];
+		uint64_t sum = 0;
+
+		for (size_t i = 0; i < t->n; i++)
+			sum += t->rows[i].optional[c];
+		check_one(k, process_optional_columns[c].summary_key, sum, s);
+		if (!t->has_optional[c])
+			k->verdict = TOTAL_NO_COLUMN;
+	}
 	for (int c = 0; c < TOTAL_CHECKS; c++)
-		if (out[c].verdict != TOTAL_EQUAL && out[c].verdict != TOTAL_EMPTY)
+		if (out[c].verdict != TOTAL_EQUAL && out[c].verdict != TOTAL_EMPTY && out[c].verdict != TOTAL_NO_COLUMN)
 			bad++;
 	return bad;
+}
+
+void known_choice_cost(struct known_choice *c, uint64_t p_ns, uint64_t m_ns)
+{
+	uint64_t unused = c->unused < c->written ? c->unused : c->written;
+	uint64_t best = p_ns < m_ns ? p_ns : m_ns;
+
+	c->rule_ns = p_ns * c->written + m_ns * c->missed;
+	c->optimum_ns = best * (c->written - unused + c->missed);
+}
+
+uint64_t known_choice_excess(const struct known_choice *c)
+{
+	return c->rule_ns > c->optimum_ns ? c->rule_ns - c->optimum_ns : 0;
+}
+
+uint64_t known_choice_ratio_permille(const struct known_choice *c)
+{
+	return c->optimum_ns ? (1000 * c->rule_ns + c->optimum_ns / 2) / c->optimum_ns : 0;
+}
+
+static int by_excess(const void *pa, const void *pb)
+{
+	const struct known_choice_exe *a = pa, *b = pb;
+	uint64_t ea = known_choice_excess(&a->c), eb = known_choice_excess(&b->c);
+
+	if (ea != eb)
+		return ea > eb ? -1 : 1;
+	return strcmp(a->exe, b->exe);
+}
+
+/* A summary figure the analysis needs: false, saying so in why_not, when it is not a count. */
+static bool summary_count(struct known_choice_analysis *k, const struct summary_table *s, const char *key,
+			  uint64_t *v)
+{
+	const char *value = summary_value(s, key);
+
+	if (value && *value && parse_count(value, v) == 0)
+		return true;
+	snprintf(k->why_not, sizeof(k->why_not), "summary.csv %s %s", value ? "has no count for" : "has no", key);
+	return false;
+}
+
+static void add_choice(struct known_choice *c, const struct process_row *p)
+{
+	c->images++;
+	c->written += p->optional[PO_PATCHES_KNOWN];
+	c->unused += p->optional[PO_KNOWN_UNUSED];
+	c->missed += p->optional[PO_KNOWN_MISSED];
+}
+
+void known_choice_analyse(struct known_choice_analysis *k, const struct process_table *t,
+			  const struct summary_table *s)
+{
+	struct string_map index = { 0 };
+	size_t cap = 0;
+
+	memset(k, 0, sizeof(*k));
+	for (int c = 0; c < PO_COUNTS; c++)
+		if (!t->has_optional[c]) {
+			snprintf(k->why_not, sizeof(k->why_not), "processes.csv has no column '%s'",
+				 process_optional_columns[c].csv_name);
+			return;
+		}
+	if (!summary_count(k, s, "batch_patch_ns", &k->p_ns) || !summary_count(k, s, "miss_ns", &k->m_ns) ||
+	    !summary_count(k, s, "known_threshold_permille", &k->threshold_permille))
+		return;
+	k->available = true;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct process_row *p = &t->rows[i];
+		size_t e;
+
+		/* a fork child starts with its parent's patches: no choice is made at its start */
+		if (p->image == 0) {
+			k->other_images++;
+			k->other_written += p->optional[PO_PATCHES_KNOWN];
+			continue;
+		}
+		add_choice(&k->total, p);
+		e = string_map_find(&index, p->exe);
+		if (e == (size_t)-1) {
+			k->exes = grow_array(k->exes, &cap, k->nexes, sizeof(*k->exes));
+			e = k->nexes++;
+			k->exes[e] = (struct known_choice_exe){ copy_string(p->exe), { 0 } };
+			string_map_put(&index, p->exe, e);
+		}
+		add_choice(&k->exes[e].c, p);
+	}
+	string_map_free(&index);
+	known_choice_cost(&k->total, k->p_ns, k->m_ns);
+	for (size_t e = 0; e < k->nexes; e++)
+		known_choice_cost(&k->exes[e].c, k->p_ns, k->m_ns);
+	if (k->nexes)
+		qsort(k->exes, k->nexes, sizeof(*k->exes), by_excess);
+}
+
+void known_choice_free(struct known_choice_analysis *k)
+{
+	for (size_t e = 0; e < k->nexes; e++)
+		free(k->exes[e].exe);
+	free(k->exes);
+	memset(k, 0, sizeof(*k));
 }

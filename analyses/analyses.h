@@ -77,18 +77,66 @@ const char *process_text(const struct process_table *t, size_t row, int col);
 void sort_processes(size_t *order, const struct process_table *t, const uint64_t *unpaid_rows, int col,
 		    bool descending);
 
-/* A total over the rows against its summary.csv value. */
-enum total_verdict { TOTAL_EQUAL, TOTAL_DIFFERS, TOTAL_MISSING, TOTAL_EMPTY, TOTAL_NOT_A_COUNT };
+/* A total over the rows against its summary.csv value (TOTAL_NO_COLUMN: an optional
+ * column processes.csv lacks, a run of an older systrace: not checked). */
+enum total_verdict { TOTAL_EQUAL, TOTAL_DIFFERS, TOTAL_MISSING, TOTAL_EMPTY, TOTAL_NOT_A_COUNT, TOTAL_NO_COLUMN };
 struct total_check {
 	const char *key;         /* in summary.csv */
 	uint64_t rows_sum, summary;
 	enum total_verdict verdict;
 };
-#define TOTAL_CHECKS (PC_COUNTS + 1)
-/* The sums of the counted columns (and the row count as processes); returns how
- * many differ from summary.csv. An empty summary value is no mismatch (a figure not
- * measured), a missing one is. */
+/* the counted columns, the row count (processes), then the optional columns */
+#define TOTAL_CHECKS (PC_COUNTS + 1 + PO_COUNTS)
+#define TOTAL_CHECK_OPTIONAL(c) (PC_COUNTS + 1 + (c))
+/* The sums of the counted columns (and the row count as processes, and the optional
+ * columns the file has); returns how many differ from summary.csv. An empty summary
+ * value is no mismatch (a figure not measured), a missing one is. */
 size_t check_totals(const struct process_table *t, const struct summary_table *s,
 		    struct total_check out[TOTAL_CHECKS]);
+
+/* The choice of the known sites written at an image's start (docs/patching.md,
+ * "Which known sites are written") against the best choice in hindsight, which
+ * writes exactly the known sites that will run. Over the images started by an exec,
+ * the ones whose start the tracer decides: W sites written at the start
+ * (patches_known), U of them never run (known_unused), X known sites left out that
+ * ran (known_missed, each a stop and a patch at its trap). With P what a patch
+ * written in a batch costs and M what a site left out costs when it runs:
+ *   the rule's cost       P W + M X
+ *   the best in hindsight min(P, M) (W - U + X)   (each known site that ran: written
+ *                         at the start, or left to its trap when that is cheaper;
+ *                         P (W - U + X) in any real run, where M > P)
+ * Their difference is P U + (M - P) X: what the wasted and the missed sites cost. */
+struct known_choice {
+	uint64_t images, written, unused, missed;  /* images, W, U, X */
+	uint64_t rule_ns, optimum_ns;
+};
+/* Fills in c's costs from its counts (U above W counts as W). */
+void known_choice_cost(struct known_choice *c, uint64_t p_ns, uint64_t m_ns);
+/* The rule's cost above the optimum (0 if below, which the formulas exclude). */
+uint64_t known_choice_excess(const struct known_choice *c);
+/* rule / optimum in thousandths, rounded to the nearest; 0 when the optimum is 0. */
+uint64_t known_choice_ratio_permille(const struct known_choice *c);
+
+struct known_choice_exe {
+	char *exe;
+	struct known_choice c;
+};
+
+struct known_choice_analysis {
+	bool available;          /* the run has the columns and the costs */
+	char why_not[160];       /* what it lacks, when not available */
+	uint64_t p_ns, m_ns, threshold_permille;  /* summary.csv's batch_patch_ns, miss_ns,
+						   * known_threshold_permille */
+	struct known_choice total;
+	uint64_t other_images, other_written;  /* images not started by an exec (fork
+						* children, image 0), and their patches_known
+						* (a batch at a first trap): not in the totals */
+	struct known_choice_exe *exes;  /* per executable, most excess first (ties: by name) */
+	size_t nexes;
+};
+/* From the rows of t and the costs of s; a run without them is not available. */
+void known_choice_analyse(struct known_choice_analysis *k, const struct process_table *t,
+			  const struct summary_table *s);
+void known_choice_free(struct known_choice_analysis *k);
 
 #endif

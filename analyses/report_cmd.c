@@ -12,7 +12,7 @@
 #include "csv.h"
 #include "run_tables.h"
 
-enum csv_table { TABLE_PROCESSES, TABLE_SITES, TABLE_LIBC };
+enum csv_table { TABLE_PROCESSES, TABLE_SITES, TABLE_LIBC, TABLE_KNOWN };
 
 struct report_options {
 	const char *dir;
@@ -28,18 +28,20 @@ struct report_options {
 static void report_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: systrace-stats report [--csv [--table processes|sites|libc]] [--sort COL[:asc|:desc]]\n"
+		"usage: systrace-stats report [--csv [--table processes|sites|libc|known]] [--sort COL[:asc|:desc]]\n"
 		"                             [--short-ms MS] [--top K] [--limit N] [--libc-function-column NAME] DIR\n"
-		"  the patches that did not amortize (per process, in total, which sites), the top K\n"
-		"  functions whose hooking would remove the most of them in processes shorter than MS\n"
-		"  (default 100), and a row per process with totals checked against summary.csv.\n"
+		"  the patches that did not amortize (per process, in total, which sites), the known\n"
+		"  sites written at the images' start against the best choice in hindsight (in total\n"
+		"  and for the top K executables), the top K functions whose hooking would remove the\n"
+		"  most unpaid patches in processes shorter than MS (default 100), and a row per\n"
+		"  process with totals checked against summary.csv.\n"
 		"  --sort     the process table's order (default syscalls:desc); columns:\n            ");
 	for (int c = 0; c < COL_COUNT; c++)
 		fprintf(out, "%s%s", c ? " " : "", process_column_names[c]);
 	fprintf(out, "\n"
-		     "  --top K    functions ranked (default 10)\n"
-		     "  --limit N  rows of the process and site tables (default: all)\n"
-		     "  --csv      one table as CSV on stdout: processes (default), sites or libc\n");
+		     "  --top K    functions ranked, executables of the known sites shown (default 10)\n"
+		     "  --limit N  rows of the process, site and --csv known tables (default: all)\n"
+		     "  --csv      one table as CSV on stdout: processes (default), sites, libc or known\n");
 }
 
 static int parse_size(const char *s, size_t *v)
@@ -108,8 +110,11 @@ static int parse_report_options(int argc, char **argv, struct report_options *o)
 				o->table = TABLE_SITES;
 			else if (!strcmp(optarg, "libc"))
 				o->table = TABLE_LIBC;
+			else if (!strcmp(optarg, "known"))
+				o->table = TABLE_KNOWN;
 			else {
-				fprintf(stderr, "systrace-stats report: --table is processes, sites or libc, not '%s'\n", optarg);
+				fprintf(stderr, "systrace-stats report: --table is processes, sites, libc or known, not '%s'\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -176,6 +181,7 @@ struct loaded_run {
 	struct process_table processes;
 	struct summary_table summary;
 	struct amortization_analysis amortization;
+	struct known_choice_analysis known;
 	struct site_columns_present site_columns;
 	size_t *order;
 	size_t shown;
@@ -289,6 +295,100 @@ static void print_amortization_text(const struct report_options *o, const struct
 	}
 }
 
+/* ns as milliseconds, to the microsecond: "16.759 ms" */
+static const char *ms_text(char *buf, size_t len, uint64_t ns)
+{
+	snprintf(buf, len, "%" PRIu64 ".%03" PRIu64 " ms", ns / 1000000, ns / 1000 % 1000);
+	return buf;
+}
+
+/* rule / optimum as "1.418", or "-" when there is no optimum to divide by */
+static const char *ratio_text(char *buf, size_t len, const struct known_choice *c)
+{
+	uint64_t r = known_choice_ratio_permille(c);
+
+	if (!c->optimum_ns)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%" PRIu64 ".%03" PRIu64, r / 1000, r % 1000);
+	return buf;
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* The executables whose rule costs the most above hindsight, the top K. */
+static void print_known_exes_text(const struct report_options *o, const struct known_choice_analysis *k)
+{
+	char ratio[32];
+	size_t shown = 0;
+
+	for (size_t i = 0; i < k->nexes && shown < o->top; i++)
+		shown += k->exes[i].c.rule_ns > 0;
+	if (!shown)
+		return;
+	printf("\nper executable, the %zu (of %zu) whose rule costs the most above hindsight (all: --csv --table "
+	       "known):\n", shown, k->nexes);
+	printf("%6s %8s %8s %8s %12s %12s %12s %7s  %s\n", "images", "written", "unused", "missed", "rule_ns",
+	       "optimum_ns", "excess_ns", "ratio", "exe");
+	for (size_t i = 0, n = 0; i < k->nexes && n < shown; i++) {
+		const struct known_choice *x = &k->exes[i].c;
+
+		if (!x->rule_ns)
+			continue;
+		n++;
+		printf("%6" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
+		       " %7s  %s\n", x->images, x->written, x->unused, x->missed, x->rule_ns, x->optimum_ns,
+		       known_choice_excess(x), ratio_text(ratio, sizeof(ratio), x), k->exes[i].exe);
+	}
+}
+
+static void print_known_text(const struct report_options *o, const struct loaded_run *r)
+{
+	const struct known_choice_analysis *k = &r->known;
+	const struct known_choice *t = &k->total;
+	uint64_t ran = t->written - (t->unused < t->written ? t->unused : t->written);
+	bool m_above_p = k->m_ns >= k->p_ns;
+	char a[32], b[32], c[32], d[32], e[32];
+
+	printf("\n== Known sites written at start (the rule against the best choice in hindsight)\n");
+	if (!k->available) {
+		printf("not available for this run: %s (a run of an older systrace)\n", k->why_not);
+		return;
+	}
+	printf("P, a patch written in a batch: %" PRIu64 " ns; M, a site left out that runs (a stop, a patch at "
+	       "its trap): %" PRIu64 " ns; a known site is written when it ran in at least %u.%u%% of the "
+	       "earlier images (P/M: known_threshold_permille %" PRIu64 ")\n",
+	       k->p_ns, k->m_ns, (unsigned)(k->threshold_permille / 10), (unsigned)(k->threshold_permille % 10),
+	       k->threshold_permille);
+	printf("over the %" PRIu64 " images started by an exec", t->images);
+	if (k->other_written)
+		printf(" (not counted: the %" PRIu64 " fork children, which start with their parent's patches; "
+		       "they wrote %" PRIu64 " known sites in batches later, at traps)", k->other_images, k->other_written);
+	printf("\n");
+	if (!t->written && !t->missed) {
+		printf("nothing to compare: no known site was written at an image's start, or left out and run "
+		       "(W = U = X = 0)\n");
+		return;
+	}
+	printf("written at start %" PRIu64 " (W): %" PRIu64 " ran, %" PRIu64 " never ran (wasted, U: %.1f%% of W); "
+	       "left out and run %" PRIu64 " (missed, X: %.1f%% of the %" PRIu64 " known sites that ran)\n",
+	       t->written, ran, t->unused, share(t->unused, t->written), t->missed, share(t->missed, ran + t->missed),
+	       ran + t->missed);
+	printf("the rule P x W + M x X = %s; best in hindsight %s x (W - U + X) = %s; ratio %s",
+	       ms_text(a, sizeof(a), t->rule_ns), m_above_p ? "P" : "M", ms_text(b, sizeof(b), t->optimum_ns),
+	       ratio_text(c, sizeof(c), t));
+	if (m_above_p)
+		printf("; above it by %s: wasted P x U = %s, missed (M - P) x X = %s\n",
+		       ms_text(d, sizeof(d), known_choice_excess(t)), ms_text(e, sizeof(e), k->p_ns * t->unused),
+		       ms_text(a, sizeof(a), (k->m_ns - k->p_ns) * t->missed));
+	else
+		printf("; above it by %s\n", ms_text(d, sizeof(d), known_choice_excess(t)));
+	print_known_exes_text(o, k);
+}
+
 static void print_ranking_text(const struct report_options *o, const struct loaded_run *r)
 {
 	const struct amortization_analysis *a = &r->amortization;
@@ -322,7 +422,7 @@ static void warn_totals(const struct loaded_run *r, FILE *out, const char *prefi
 	for (int c = 0; c < TOTAL_CHECKS; c++) {
 		const struct total_check *k = &r->checks[c];
 
-		if (k->verdict == TOTAL_EQUAL || k->verdict == TOTAL_EMPTY)
+		if (k->verdict == TOTAL_EQUAL || k->verdict == TOTAL_EMPTY || k->verdict == TOTAL_NO_COLUMN)
 			continue;
 		if (k->verdict == TOTAL_DIFFERS)
 			fprintf(out, "%s%s: the rows of processes.csv sum to %" PRIu64 ", summary.csv says %" PRIu64 "\n",
@@ -406,6 +506,31 @@ static void write_libc_csv(const struct report_options *o, const struct loaded_r
 	}
 }
 
+static void write_known_csv(const struct report_options *o, const struct loaded_run *r)
+{
+	static const char *const header[] = { "exe", "images", "written", "unused", "missed", "rule_ns",
+					      "optimum_ns", "excess_ns", "ratio", NULL };
+	const struct known_choice_analysis *k = &r->known;
+	struct csv_writer w = { stdout, 0 };
+	char ratio[32];
+
+	csv_header(&w, header);
+	for (size_t i = 0; i < k->nexes && i < o->limit; i++) {
+		const struct known_choice *c = &k->exes[i].c;
+
+		csv_str(&w, k->exes[i].exe);
+		csv_u64(&w, c->images);
+		csv_u64(&w, c->written);
+		csv_u64(&w, c->unused);
+		csv_u64(&w, c->missed);
+		csv_u64(&w, c->rule_ns);
+		csv_u64(&w, c->optimum_ns);
+		csv_u64(&w, known_choice_excess(c));
+		csv_str(&w, c->optimum_ns ? ratio_text(ratio, sizeof(ratio), c) : "");
+		csv_end_row(&w);
+	}
+}
+
 static int load_run(const struct report_options *o, struct loaded_run *r, char *err, size_t errlen)
 {
 	memset(r, 0, sizeof(*r));
@@ -418,6 +543,7 @@ static int load_run(const struct report_options *o, struct loaded_run *r, char *
 		       &r->amortization, err, errlen) < 0)
 		return -1;
 	amortization_finish(&r->amortization);
+	known_choice_analyse(&r->known, &r->processes, &r->summary);
 	r->order = malloc((r->processes.n + 1) * sizeof(*r->order));
 	if (!r->order)
 		abort();
@@ -439,6 +565,7 @@ static void free_run(struct loaded_run *r)
 {
 	free(r->order);
 	amortization_free(&r->amortization);
+	known_choice_free(&r->known);
 	summary_table_free(&r->summary);
 	process_table_free(&r->processes);
 }
@@ -461,12 +588,21 @@ int report_main(int argc, char **argv)
 	if (!o.csv) {
 		print_run_text(&r, o.dir);
 		print_amortization_text(&o, &r);
+		print_known_text(&o, &r);
 		print_ranking_text(&o, &r);
 		print_processes_text(&o, &r);
 	} else if (o.table == TABLE_PROCESSES) {
 		write_process_csv(&r);
 	} else if (o.table == TABLE_SITES) {
 		write_sites_csv(&o, &r);
+	} else if (o.table == TABLE_KNOWN) {
+		if (!r.known.available) {
+			fprintf(stderr, "systrace-stats report: --table known is not available for %s: %s (a run of an "
+					"older systrace)\n", o.dir, r.known.why_not);
+			free_run(&r);
+			return 1;
+		}
+		write_known_csv(&o, &r);
 	} else {
 		write_libc_csv(&o, &r);
 	}

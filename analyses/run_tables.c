@@ -25,6 +25,12 @@ const struct process_count_column process_count_columns[PC_COUNTS] = {
 	[PC_PATCH_NS] = { "patch_ns", "patch_ns" },
 };
 
+const struct process_count_column process_optional_columns[PO_COUNTS] = {
+	[PO_PATCHES_KNOWN] = { "patches_known", "patches_known" },
+	[PO_KNOWN_UNUSED] = { "known_unused", "known_unused" },
+	[PO_KNOWN_MISSED] = { "known_missed", "known_missed" },
+};
+
 const char *run_base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -148,8 +154,8 @@ static int signed_field(struct table_file *tf, int col, const char *name, int64_
 enum { P_PID, P_IMAGE, P_PPID, P_EXE, P_START, P_END, P_EXIT, P_FIXED };
 static const char *const process_fixed_names[] = { "pid", "image", "ppid", "exe", "start_ns", "end_ns", "exit", NULL };
 
-static int read_process_row(struct table_file *tf, const int *fixed, const int *counted, struct process_row *p,
-			    char *err, size_t errlen)
+static int read_process_row(struct table_file *tf, const int *fixed, const int *counted, const int *optional,
+			    struct process_row *p, char *err, size_t errlen)
 {
 	char **f = tf->reader.fields;
 
@@ -161,6 +167,10 @@ static int read_process_row(struct table_file *tf, const int *fixed, const int *
 		return -1;
 	for (int c = 0; c < PC_COUNTS; c++)
 		if (number_field(tf, counted[c], process_count_columns[c].csv_name, &p->count[c], err, errlen) < 0)
+			return -1;
+	for (int c = 0; c < PO_COUNTS; c++)
+		if (optional[c] >= 0 &&
+		    number_field(tf, optional[c], process_optional_columns[c].csv_name, &p->optional[c], err, errlen) < 0)
 			return -1;
 	if (p->end_ns < p->start_ns) {
 		snprintf(err, errlen, "%s:%lu: end_ns %" PRIu64 " is before start_ns %" PRIu64, tf->path,
@@ -176,8 +186,8 @@ static int read_process_row(struct table_file *tf, const int *fixed, const int *
 int process_table_load(struct process_table *t, const char *dir, char *err, size_t errlen)
 {
 	struct table_file tf;
-	int fixed[P_FIXED], counted[PC_COUNTS];
-	const char *counted_names[PC_COUNTS + 1] = { NULL };
+	int fixed[P_FIXED], counted[PC_COUNTS], optional[PO_COUNTS];
+	const char *counted_names[PC_COUNTS + 1] = { NULL }, *optional_names[PO_COUNTS + 1] = { NULL };
 	size_t cap = 0;
 	struct stat st;
 	int got;
@@ -191,6 +201,8 @@ int process_table_load(struct process_table *t, const char *dir, char *err, size
 	}
 	for (int c = 0; c < PC_COUNTS; c++)
 		counted_names[c] = process_count_columns[c].csv_name;
+	for (int c = 0; c < PO_COUNTS; c++)
+		optional_names[c] = process_optional_columns[c].csv_name;
 	if (table_open(&tf, dir, "processes.csv", err, errlen) < 0)
 		return -1;
 	if (find_columns(&tf, process_fixed_names, fixed, false, err, errlen) < 0 ||
@@ -198,10 +210,13 @@ int process_table_load(struct process_table *t, const char *dir, char *err, size
 		table_close(&tf);
 		return -1;
 	}
+	find_columns(&tf, optional_names, optional, true, err, errlen);
+	for (int c = 0; c < PO_COUNTS; c++)
+		t->has_optional[c] = optional[c] >= 0;
 	while ((got = table_next(&tf, err, errlen)) == 1) {
 		struct process_row p = { 0 };
 
-		if (read_process_row(&tf, fixed, counted, &p, err, errlen) < 0) {
+		if (read_process_row(&tf, fixed, counted, optional, &p, err, errlen) < 0) {
 			got = -1;
 			break;
 		}

@@ -23,11 +23,20 @@ struct process_count_column {
 };
 extern const struct process_count_column process_count_columns[PC_COUNTS];
 
+/* Counted columns that a run of an older systrace lacks: the known sites written at
+ * an image's start (docs/patching.md, "Which known sites are written"). */
+enum process_optional {
+	PO_PATCHES_KNOWN, PO_KNOWN_UNUSED, PO_KNOWN_MISSED,
+	PO_COUNTS
+};
+extern const struct process_count_column process_optional_columns[PO_COUNTS];
+
 struct process_row {
 	int64_t pid, ppid;
 	uint64_t image, start_ns, end_ns;
 	char *exe, *exit;
 	uint64_t count[PC_COUNTS];  /* an empty field is 0 */
+	uint64_t optional[PO_COUNTS]; /* 0 where the file has no such column */
 	unsigned long line;         /* in processes.csv */
 };
 
@@ -35,6 +44,7 @@ struct process_table {
 	struct process_row *rows;
 	size_t n;
 	uint64_t earliest_start_ns, latest_end_ns;
+	bool has_optional[PO_COUNTS]; /* which of the optional columns the file has */
 };
 
 /* summary.csv: metric -> value as written (empty when not measured). */

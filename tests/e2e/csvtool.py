@@ -32,6 +32,13 @@ Usable as a module (sys.path.insert(0, E2E_DIR); import csvtool) and as a comman
       those images is unpatchable:<reason> with a reason.
   csvtool.py consistency DIR
       the cross-file invariants of one run (see check_consistency).
+  csvtool.py known DIR [--learned EXE_SUFFIX ...]
+      the known sites missed by each image started by an exec were known at its start
+      (check_known_at_start); with --learned, the images of EXE_SUFFIX after the first
+      missed none (a program that runs the same sites each time: check_learned).
+  csvtool.py known-report DIR REPORT_TEXT REPORT_CSV
+      systrace-stats report's section on the known sites (its text, and the output of
+      --csv --table known) agrees with DIR's files (check_known_report).
   csvtool.py perfstats DIR STDERR_FILE
       the --show-perf-stats summary printed on stderr matches summary.csv.
 
@@ -49,7 +56,8 @@ SUMMARY_KEYS = [
     "instrument_syscalls", "processes", "forks", "vforks", "threads", "execs", "exits",
     "sites", "sites_patched", "sites_unpatchable", "ptrace_stops", "ptrace_stops_lifecycle",
     "ptrace_stops_early", "ptrace_stops_late", "syscalls_restarted", "patches_written", "patches_known",
-    "patch_ns", "wall_ns", "tracer_cpu_ns", "tracer_maxrss_kb",
+    "patch_ns", "known_unused", "known_missed", "batch_patch_ns", "miss_ns", "known_threshold_permille",
+    "tracer_cpu_per_image_ns", "wall_ns", "tracer_cpu_ns", "tracer_maxrss_kb",
 ]
 # what systrace measured of a stop and of an in-process call before the command ran:
 # empty when it did not (--patch=off, or the measurement failed)
@@ -67,6 +75,7 @@ SUMMED_COLUMNS = {
     "ptrace_stops_late": "stops_late",
     "syscalls_restarted": "restarted", "patches_written": "patches_written",
     "patches_known": "patches_known", "patch_ns": "patch_ns",
+    "known_unused": "known_unused", "known_missed": "known_missed",
 }
 # the parts of processes.csv's ptrace_stops, which they add up to in every row
 STOP_SPLIT = ["stops_lifecycle", "stops_early", "stops_late"]
@@ -359,6 +368,53 @@ def check_amortization(summary, procs, sites, problems):
             problems.append(f"sites.csv {r['address']}: amortized {r['amortized']!r} but {r['inprocess']} in-process calls against a break-even of {want}")
 
 
+def check_known_choice(summary, procs, sites, problems):
+    """The choice of the known sites written at an image's start (docs/patching.md,
+    "Which known sites are written"): the threshold is P/M clamped to 1..100%, and in
+    every row the sites written at the start that never ran (known_unused) are among
+    those written (patches_known). A fork child (image 0) makes no such choice: both
+    are 0. In an image started by an exec whose library came up (`ready`), where the
+    tracer tells U and X, the sites written that ran (W - U) and the known sites left
+    out that ran (X) are distinct sites that ran: at most the row's `sites`; and the
+    sites the image patched (sites.csv patch_ns) that ran without a trap (ptraced 0)
+    were written before their first call, in a batch: at least that many of W ran.
+    (A fork child's patches_known, written in batches at traps, and an image whose
+    library never came up have no U to subtract.)"""
+    p, m = summary["batch_patch_ns"], summary["miss_ns"]
+    want = min(1000, max(10, 1000 * p // m)) if m else 1000
+    if summary["known_threshold_permille"] != want:
+        problems.append(f"summary known_threshold_permille={summary['known_threshold_permille']} but P/M = "
+                        f"1000 x {p} / {m}, within 10..1000, is {want}")
+    n = summary["processes"]
+    if summary["tracer_cpu_per_image_ns"] != (summary["tracer_cpu_ns"] // n if n else 0):
+        problems.append(f"summary tracer_cpu_per_image_ns={summary['tracer_cpu_per_image_ns']} but tracer_cpu_ns / "
+                        f"processes = {summary['tracer_cpu_ns']} / {n}")
+    for r in procs:
+        where = f"processes.csv pid {r['pid']} image {r['image']}"
+        w, u, x = (to_int(r[c], f"{where} {c}") for c in ("patches_known", "known_unused", "known_missed"))
+        if u > w:
+            problems.append(f"{where}: known_unused {u} > patches_known {w} (unused sites are among those written)")
+        if r["image"] == "0" and (u or x):
+            problems.append(f"{where}: a fork child with known_unused {u}, known_missed {x} (no choice at its start)")
+        if r["image"] != "0" and r.get("library", "ready") == "ready" and \
+                max(w - u, 0) + x > to_int(r["sites"], f"{where} sites"):
+            problems.append(f"{where}: written and run (patches_known - known_unused = {w - u}) + known_missed {x} "
+                            f"> sites {r['sites']} (distinct sites that ran)")
+    # per pid and image (the rows of a reused pid together)
+    ran_in_batch = collections.Counter((s["pid"], s["image"]) for s in sites
+                                       if s["patch_ns"] and s["ptraced"] == "0" and s["inprocess"] != "0")
+    by_key = collections.defaultdict(list)
+    for r in procs:
+        by_key[(r["pid"], r["image"])].append(r)
+    for k, rows in by_key.items():
+        if k[1] == "0" or any(r.get("library", "ready") != "ready" for r in rows):
+            continue
+        ran = sum(int(r["patches_known"]) - int(r["known_unused"]) for r in rows)
+        if ran < ran_in_batch[k]:
+            problems.append(f"processes.csv pid {k[0]} image {k[1]}: patches_known - known_unused = {ran}, but "
+                            f"{ran_in_batch[k]} of its sites were patched by it and ran without a trap (written in a batch)")
+
+
 def check_consistency(d, patch_off=True):
     """Returns a list of problems with the cross-file invariants of DIR."""
     problems = []
@@ -379,6 +435,8 @@ def check_consistency(d, patch_off=True):
             problems.append(f"summary {key}={summary[key]} but sum of processes.csv {col} = {total}")
 
     check_amortization(summary, procs, sites, problems)
+    if procs and "known_unused" in procs[0]:
+        check_known_choice(summary, procs, sites, problems)
 
     split = sum(summary[k] for k in ("ptrace_stops_lifecycle", "ptrace_stops_early", "ptrace_stops_late"))
     if split != summary["ptrace_stops"]:
@@ -492,6 +550,132 @@ def check_consistency(d, patch_off=True):
     return problems
 
 
+def check_known_at_start(d):
+    """known_missed counts the sites "whose plan was known at the start, left out, and
+    run: patched at their trap". A plan is learned when a site is first planned, at a
+    trap, so a site known at an image's start had its patch written (sites.csv
+    patched_ns) by another image before that start, and the image trapped at it
+    (ptraced > 0): known_missed is at most the number of such sites. (Loader sites,
+    planned before the library is ready and not written, are written at every exec,
+    so never missed.) Rows are matched by pid and image: the run must not reuse pids."""
+    problems = []
+    procs = load_processes(d)
+    sites = load_sites(d)
+    keys = collections.Counter((r["pid"], r["image"]) for r in procs)
+    if any(n > 1 for n in keys.values()):
+        return [f"{d}: a pid and image with several rows: this check needs a run without pid reuse"]
+    first_patch = {}
+    for s in sites:
+        if s["patched_ns"]:
+            k = (s["object"], s["offset"])
+            first_patch.setdefault(k, [])
+            first_patch[k].append((int(s["patched_ns"]), (s["pid"], s["image"])))
+    trapped = collections.defaultdict(list)
+    for s in sites:
+        if to_int(s["ptraced"], "sites.csv ptraced") > 0:
+            trapped[(s["pid"], s["image"])].append(s)
+    for r in procs:
+        if r["image"] == "0":
+            continue
+        me, start = (r["pid"], r["image"]), int(r["start_ns"])
+        known = [s for s in trapped[me]
+                 if any(t < start and who != me for t, who in first_patch.get((s["object"], s["offset"]), []))]
+        x = to_int(r["known_missed"], "processes.csv known_missed")
+        print(f"    pid {r['pid']} image {r['image']} {os.path.basename(r['exe'])}: known_missed {x}, "
+              f"trapped at {len(known)} sites patched by other images before its start")
+        if x > len(known):
+            problems.append(f"pid {r['pid']} image {r['image']} ({r['exe']}): known_missed {x}, but only {len(known)} "
+                            f"of the sites it trapped at were patched by another image before its start "
+                            f"({r['start_ns']}): it counts sites learned after it started")
+    return problems
+
+
+def check_learned(d, exe_suffix):
+    """The images of a program that runs the same sites each time, after its first:
+    every site they run ran in every earlier image of the program, a share of 1 >=
+    P/M, so it is written at the start: known_missed is 0 (docs/patching.md)."""
+    rows = sorted((r for r in load_processes(d) if r["image"] != "0" and r["exe"].endswith(exe_suffix)),
+                  key=lambda r: int(r["start_ns"]))
+    if len(rows) < 2:
+        return [f"{d}: {len(rows)} images of {exe_suffix}: at least 2 are needed"]
+    problems = []
+    for i, r in enumerate(rows):
+        print(f"    {exe_suffix} image {i + 1} of {len(rows)} (pid {r['pid']}): patches_known {r['patches_known']}, "
+              f"known_unused {r['known_unused']}, known_missed {r['known_missed']}")
+        if i and to_int(r["known_missed"], "known_missed") != 0:
+            problems.append(f"{exe_suffix}: its image {i + 1} (pid {r['pid']}) missed {r['known_missed']} known sites, "
+                            f"which every earlier image of it ran")
+    return problems
+
+
+def ms_text(ns):
+    """ns as systrace-stats report prints milliseconds, cut to the microsecond."""
+    return f"{ns // 1000000}.{ns // 1000 % 1000:03d} ms"
+
+
+def check_known_report(d, text_file, csv_file):
+    """systrace-stats report's section on the known sites (its text, and its
+    --csv --table known) against the run's files, by construction: over the images
+    started by an exec, W, U, X are the sums of patches_known, known_unused and
+    known_missed, the rule costs P W + M X and the best in hindsight min(P, M) (W - U
+    + X), with summary.csv's P and M, in total and per executable, never above the
+    rule; the table has every executable once, most excess first."""
+    problems = []
+    text = open(text_file).read()
+    summary = load_summary(d)
+    rows = read_csv(csv_file, ["exe", "images", "written", "unused", "missed", "rule_ns", "optimum_ns", "excess_ns"])
+    p, m = summary["batch_patch_ns"], summary["miss_ns"]
+    per = collections.defaultdict(lambda: collections.Counter())
+    for r in load_processes(d):
+        if r["image"] != "0":
+            c = per[r["exe"]]
+            c["images"] += 1
+            for key, col in (("written", "patches_known"), ("unused", "known_unused"), ("missed", "known_missed")):
+                c[key] += to_int(r[col], f"processes.csv {col}")
+    for c in per.values():
+        c["rule_ns"] = p * c["written"] + m * c["missed"]
+        c["optimum_ns"] = min(p, m) * (c["written"] - c["unused"] + c["missed"])
+    t = sum(per.values(), collections.Counter())
+    w, u, x = t["written"], t["unused"], t["missed"]
+    print(f"    from the files: W {w}, U {u}, X {x}; P {p} ns, M {m} ns: the rule {t['rule_ns']} ns, "
+          f"the best in hindsight {t['optimum_ns']} ns")
+    if "== Known sites written at start" not in text:
+        problems.append("report: no section '== Known sites written at start'")
+    if not re.search(rf"^written at start {w} \(W\): {w - u} ran, {u} never ran .* left out and run {x} \(missed",
+                     text, re.M):
+        problems.append(f"report: no line 'written at start {w} (W): {w - u} ran, {u} never ran ... left out and run {x}'")
+    g = re.search(r"^the rule P x W \+ M x X = (\d+\.\d{3} ms); best in hindsight . x \(W - U \+ X\) = (\d+\.\d{3} ms)",
+                  text, re.M)
+    if not g:
+        problems.append("report: no line 'the rule P x W + M x X = ... ms; best in hindsight ...'")
+    else:
+        if (g.group(1), g.group(2)) != (ms_text(t["rule_ns"]), ms_text(t["optimum_ns"])):
+            problems.append(f"report: the costs {g.group(1)} and {g.group(2)}, the files give "
+                            f"{ms_text(t['rule_ns'])} and {ms_text(t['optimum_ns'])}")
+        if float(g.group(1).split()[0]) < float(g.group(2).split()[0]):
+            problems.append(f"report: the rule's cost {g.group(1)} is below the best in hindsight {g.group(2)}")
+    if f"known_threshold_permille {summary['known_threshold_permille']})" not in text:
+        problems.append("report: the threshold used is not shown")
+    got = {}
+    for r in rows:
+        n = {k: to_int(r[k], f"{csv_file} {k}") for k in ("images", "written", "unused", "missed", "rule_ns",
+                                                          "optimum_ns", "excess_ns")}
+        got[r["exe"]] = n
+        if n["rule_ns"] < n["optimum_ns"]:
+            problems.append(f"{r['exe']}: the rule's cost {n['rule_ns']} is below the best in hindsight {n['optimum_ns']}")
+        if n["excess_ns"] != n["rule_ns"] - n["optimum_ns"]:
+            problems.append(f"{r['exe']}: excess {n['excess_ns']} is not rule - optimum")
+    for exe, c in per.items():
+        if exe not in got or any(got[exe][k] != c[k] for k in got.get(exe, {}) if k != "excess_ns"):
+            problems.append(f"{exe}: the table has {got.get(exe)}, the files give {dict(c)}")
+    if set(got) != set(per):
+        problems.append(f"the table's executables {sorted(got)} are not those of the images started by an exec {sorted(per)}")
+    excess = [got[r["exe"]]["excess_ns"] for r in rows]
+    if excess != sorted(excess, reverse=True):
+        problems.append(f"the table is not by excess, most first: {excess}")
+    return problems
+
+
 PERCENT = re.compile(r"^(.+): (\d+)\.(\d\d)%$")
 KEYVALUE = re.compile(r"^([a-z_0-9]+): (\d+)$")
 EMPTY_KEYVALUE = re.compile(r"^([a-z_0-9]+):$")
@@ -528,7 +712,7 @@ def check_perfstats(d, stderr_file):
     for k in SUMMARY_KEYS:
         if k not in printed:
             problems.append(f"--show-perf-stats: no '{k}: value' line on stderr")
-        elif k not in ("wall_ns", "tracer_cpu_ns", "tracer_maxrss_kb") and printed[k] != summary[k]:
+        elif k not in ("wall_ns", "tracer_cpu_ns", "tracer_cpu_per_image_ns", "tracer_maxrss_kb") and printed[k] != summary[k]:
             problems.append(f"--show-perf-stats: {k}: {printed[k]} but summary.csv says {summary[k]}")
     for k in COST_KEYS + AMORTIZATION_KEYS:
         if k not in printed:
@@ -631,6 +815,14 @@ def main(argv):
             return report(check_library(args[0], args[1], exe))
         if cmd == "consistency":
             return report(check_consistency(args[0], patch_off="--any-mode" not in args))
+        if cmd == "known":
+            problems = check_known_at_start(args[0])
+            for i, a in enumerate(args):
+                if a == "--learned":
+                    problems += check_learned(args[0], args[i + 1])
+            return report(problems)
+        if cmd == "known-report":
+            return report(check_known_report(*args[:3]))
         if cmd == "perfstats":
             return report(check_perfstats(args[0], args[1]))
     except CheckError as e:

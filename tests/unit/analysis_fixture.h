@@ -4,9 +4,10 @@
 #ifndef SYSTRACE_TEST_ANALYSIS_FIXTURE_H
 #define SYSTRACE_TEST_ANALYSIS_FIXTURE_H
 
-#define FIXTURE_PROCESS_HEADER                                                                              \
+#define FIXTURE_PROCESS_HEADER_FIELDS                                                                       \
 	"pid,image,ppid,exe,start_ns,end_ns,syscalls,early,ptraced,inprocess,sites_patched,exit,ptrace_stops," \
-	"stops_lifecycle,stops_early,stops_late,patches_written,patches_not_amortized,patch_ns\n"
+	"stops_lifecycle,stops_early,stops_late,patches_written,patches_not_amortized,patch_ns"
+#define FIXTURE_PROCESS_HEADER FIXTURE_PROCESS_HEADER_FIELDS "\n"
 
 /* rows: 0 sh 500 ms, 1 sh 1 ms (exec), 2 weird 10 ms, 3 sh 1 ms (pid reused), 4 cat 50 ms */
 #define FIXTURE_PROCESSES                                                                             \

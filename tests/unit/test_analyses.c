@@ -210,8 +210,10 @@ START_TEST(a_summary_that_disagrees_is_found)
 	ck_assert_int_eq(checks[PC_PATCHES_NOT_AMORTIZED].verdict, TOTAL_EMPTY);
 	unload(&l);
 	load(&l, NULL, NULL, "metric,value\nsyscalls,112\n", "libc_function");
-	ck_assert_uint_eq(check_totals(&l.processes, &l.summary, checks), TOTAL_CHECKS - 1);
+	/* all missing but syscalls; the fixture has none of the optional columns: not checked */
+	ck_assert_uint_eq(check_totals(&l.processes, &l.summary, checks), PC_COUNTS);
 	ck_assert_int_eq(checks[PC_EARLY].verdict, TOTAL_MISSING);
+	ck_assert_int_eq(checks[TOTAL_CHECK_OPTIONAL(PO_KNOWN_UNUSED)].verdict, TOTAL_NO_COLUMN);
 	unload(&l);
 }
 END_TEST
@@ -270,6 +272,150 @@ START_TEST(bad_files_are_named_with_their_problem)
 }
 END_TEST
 
+/* Four images started by an exec and a fork child (its batch not counted), with
+ * P = 2000 ns and M = 25000 ns:
+ *   /bin/sh   W 10, U 2, X 1     rule 2000 x 10 + 25000 x 1 = 45000, optimum 2000 x 9 = 18000
+ *   (fork)    W 3                not counted
+ *   /bin/cc   W 20, U 5, X 2
+ *   /bin/cc   W 20, U 0, X 0     both: rule 80000 + 50000 = 130000, optimum 2000 x 37 = 74000
+ *   /bin/true W 0                rule 0, optimum 0
+ *   total     W 50, U 7, X 3     rule 175000, optimum 2000 x 46 = 92000, excess 83000 */
+#define KNOWN_PROCESSES                                                                     \
+	FIXTURE_PROCESS_HEADER_FIELDS ",patches_known,known_unused,known_missed\n"              \
+	"10,1,1,/bin/sh,1000,2000,5,1,2,3,1,exit:0,3,1,1,1,11,2,9000,10,2,1\n"                  \
+	"11,0,10,/bin/sh,1100,1200,1,0,1,0,0,exec,1,1,0,0,3,0,600,3,0,0\n"                      \
+	"11,1,10,/bin/cc,1200,1900,5,1,2,3,1,exit:0,3,1,1,1,22,4,9000,20,5,2\n"                 \
+	"12,1,10,/bin/cc,1300,1800,5,1,2,3,1,exit:0,3,1,1,1,20,4,9000,20,0,0\n"                 \
+	"13,1,10,/bin/true,1400,1500,5,1,2,3,1,exit:0,3,1,1,1,0,0,0,0,0,0\n"
+#define KNOWN_SUMMARY                                                                                \
+	"metric,value\npatches_known,53\nknown_unused,7\nknown_missed,3\nbatch_patch_ns,2000\n"        \
+	"miss_ns,25000\nknown_threshold_permille,80\n"
+
+START_TEST(known_sites_against_hindsight)
+{
+	struct loaded l;
+	struct known_choice_analysis k;
+	const struct known_choice *c;
+
+	load(&l, KNOWN_PROCESSES, FIXTURE_SITE_HEADER, KNOWN_SUMMARY, "libc_function");
+	known_choice_analyse(&k, &l.processes, &l.summary);
+	ck_assert(k.available);
+	ck_assert_uint_eq(k.p_ns, 2000);
+	ck_assert_uint_eq(k.m_ns, 25000);
+	ck_assert_uint_eq(k.threshold_permille, 80);
+	ck_assert_uint_eq(k.other_images, 1);
+	ck_assert_uint_eq(k.other_written, 3);
+	c = &k.total;
+	ck_assert_uint_eq(c->images, 4);
+	ck_assert_uint_eq(c->written, 50);
+	ck_assert_uint_eq(c->unused, 7);
+	ck_assert_uint_eq(c->missed, 3);
+	ck_assert_uint_eq(c->rule_ns, 175000);
+	ck_assert_uint_eq(c->optimum_ns, 92000);
+	/* the difference: P U + (M - P) X = 14000 + 69000 */
+	ck_assert_uint_eq(known_choice_excess(c), 83000);
+	/* 175000 / 92000 = 1.90217... */
+	ck_assert_uint_eq(known_choice_ratio_permille(c), 1902);
+	/* per executable, by excess: cc 56000, sh 27000, true 0 */
+	ck_assert_uint_eq(k.nexes, 3);
+	ck_assert_str_eq(k.exes[0].exe, "/bin/cc");
+	ck_assert_uint_eq(k.exes[0].c.images, 2);
+	ck_assert_uint_eq(k.exes[0].c.written, 40);
+	ck_assert_uint_eq(k.exes[0].c.unused, 5);
+	ck_assert_uint_eq(k.exes[0].c.missed, 2);
+	ck_assert_uint_eq(k.exes[0].c.rule_ns, 130000);
+	ck_assert_uint_eq(k.exes[0].c.optimum_ns, 74000);
+	ck_assert_uint_eq(known_choice_excess(&k.exes[0].c), 56000);
+	/* 130000 / 74000 = 1.75676 */
+	ck_assert_uint_eq(known_choice_ratio_permille(&k.exes[0].c), 1757);
+	ck_assert_str_eq(k.exes[1].exe, "/bin/sh");
+	ck_assert_uint_eq(k.exes[1].c.images, 1);
+	ck_assert_uint_eq(k.exes[1].c.rule_ns, 45000);
+	ck_assert_uint_eq(k.exes[1].c.optimum_ns, 18000);
+	ck_assert_uint_eq(known_choice_ratio_permille(&k.exes[1].c), 2500);
+	ck_assert_str_eq(k.exes[2].exe, "/bin/true");
+	ck_assert_uint_eq(k.exes[2].c.rule_ns, 0);
+	ck_assert_uint_eq(known_choice_ratio_permille(&k.exes[2].c), 0);
+	known_choice_free(&k);
+	unload(&l);
+}
+END_TEST
+
+START_TEST(known_sites_totals_are_checked)
+{
+	struct loaded l;
+	struct total_check checks[TOTAL_CHECKS];
+
+	/* the fork child's patches_known count here: the column's sum is the summary's */
+	load(&l, KNOWN_PROCESSES, FIXTURE_SITE_HEADER, KNOWN_SUMMARY, "libc_function");
+	check_totals(&l.processes, &l.summary, checks);
+	ck_assert_int_eq(checks[TOTAL_CHECK_OPTIONAL(PO_PATCHES_KNOWN)].verdict, TOTAL_EQUAL);
+	ck_assert_uint_eq(checks[TOTAL_CHECK_OPTIONAL(PO_PATCHES_KNOWN)].rows_sum, 53);
+	ck_assert_int_eq(checks[TOTAL_CHECK_OPTIONAL(PO_KNOWN_UNUSED)].verdict, TOTAL_EQUAL);
+	ck_assert_str_eq(checks[TOTAL_CHECK_OPTIONAL(PO_KNOWN_MISSED)].key, "known_missed");
+	ck_assert_uint_eq(checks[TOTAL_CHECK_OPTIONAL(PO_KNOWN_MISSED)].rows_sum, 3);
+	ck_assert_int_eq(checks[TOTAL_CHECK_OPTIONAL(PO_KNOWN_MISSED)].verdict, TOTAL_EQUAL);
+	unload(&l);
+	load(&l, KNOWN_PROCESSES, FIXTURE_SITE_HEADER,
+	     "metric,value\npatches_known,53\nknown_unused,8\nknown_missed,3\n", "libc_function");
+	check_totals(&l.processes, &l.summary, checks);
+	ck_assert_int_eq(checks[TOTAL_CHECK_OPTIONAL(PO_KNOWN_UNUSED)].verdict, TOTAL_DIFFERS);
+	ck_assert_uint_eq(checks[TOTAL_CHECK_OPTIONAL(PO_KNOWN_UNUSED)].rows_sum, 7);
+	ck_assert_uint_eq(checks[TOTAL_CHECK_OPTIONAL(PO_KNOWN_UNUSED)].summary, 8);
+	unload(&l);
+}
+END_TEST
+
+/* The best in hindsight leaves a site to its trap when that is cheaper (M < P), and
+ * never counts more unused sites than were written. */
+START_TEST(known_sites_costs_by_construction)
+{
+	struct known_choice c = { .written = 10, .unused = 4, .missed = 2 };
+
+	known_choice_cost(&c, 3000, 1000);
+	ck_assert_uint_eq(c.rule_ns, 3000 * 10 + 1000 * 2);
+	ck_assert_uint_eq(c.optimum_ns, 1000 * (10 - 4 + 2));
+	ck_assert_uint_eq(known_choice_excess(&c), 32000 - 8000);
+	known_choice_cost(&c, 2000, 25000);
+	ck_assert_uint_eq(c.optimum_ns, 2000 * 8);
+	ck_assert_uint_eq(known_choice_excess(&c), 2000 * 4 + (25000 - 2000) * 2);
+	c = (struct known_choice){ .written = 2, .unused = 5, .missed = 1 };
+	known_choice_cost(&c, 2000, 25000);
+	ck_assert_uint_eq(c.optimum_ns, 2000);
+	c = (struct known_choice){ .written = 0 };
+	known_choice_cost(&c, 2000, 25000);
+	ck_assert_uint_eq(known_choice_excess(&c), 0);
+	ck_assert_uint_eq(known_choice_ratio_permille(&c), 0);
+}
+END_TEST
+
+/* An older run's files: the section says what is missing. */
+START_TEST(known_sites_not_available_in_an_older_run)
+{
+	struct loaded l;
+	struct known_choice_analysis k;
+
+	load(&l, NULL, NULL, NULL, "libc_function");
+	known_choice_analyse(&k, &l.processes, &l.summary);
+	ck_assert(!k.available);
+	ck_assert_str_eq(k.why_not, "processes.csv has no column 'patches_known'");
+	ck_assert_uint_eq(k.nexes, 0);
+	known_choice_free(&k);
+	unload(&l);
+	load(&l, KNOWN_PROCESSES, FIXTURE_SITE_HEADER, "metric,value\nbatch_patch_ns,2000\nmiss_ns,\n", "libc_function");
+	known_choice_analyse(&k, &l.processes, &l.summary);
+	ck_assert(!k.available);
+	ck_assert_str_eq(k.why_not, "summary.csv has no count for miss_ns");
+	known_choice_free(&k);
+	unload(&l);
+	load(&l, KNOWN_PROCESSES, FIXTURE_SITE_HEADER, "metric,value\nbatch_patch_ns,2000\nmiss_ns,1\n", "libc_function");
+	known_choice_analyse(&k, &l.processes, &l.summary);
+	ck_assert_str_eq(k.why_not, "summary.csv has no known_threshold_permille");
+	known_choice_free(&k);
+	unload(&l);
+}
+END_TEST
+
 Suite *analyses_suite(void)
 {
 	return single_case_suite("analyses", (const TTest *const[]){
@@ -277,5 +423,6 @@ Suite *analyses_suite(void)
 		top_functions_in_short_lived_processes, ranking_falls_back_to_the_symbol,
 		symbol_names_lose_offset_and_version, sorting_by_any_column_keeps_ties_in_file_order,
 		rows_sum_to_the_summary, a_summary_that_disagrees_is_found, bad_files_are_named_with_their_problem,
-		NULL });
+		known_sites_against_hindsight, known_sites_totals_are_checked, known_sites_costs_by_construction,
+		known_sites_not_available_in_an_older_run, NULL });
 }
