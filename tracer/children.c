@@ -87,17 +87,22 @@ void children_on_creator_event(struct thread *creator, int event, uint64_t flags
 	unsigned long msg;
 	pid_t tid;
 	struct thread *child;
+	siginfo_t si;
 	int status;
 
-	if (ptrace(PTRACE_GETEVENTMSG, creator->tid, 0, &msg) < 0)
-		return;
-	tid = (pid_t)msg;
 	if (is_thread)
 		parent->rec.threads++;
 	else if (event == PTRACE_EVENT_VFORK)
 		parent->rec.vforks++;
 	else
 		parent->rec.forks++;
+	/* killed since it stopped there (SIGKILL moves a stopped tracee on to its exit
+	 * event, whose message, the exit status, replaces the child's tid): the child is
+	 * placed at its own first stop */
+	if (ptrace(PTRACE_GETEVENTMSG, creator->tid, 0, &msg) < 0 || ptrace(PTRACE_GETSIGINFO, creator->tid, 0, &si) < 0
+	    || si.si_code >> 8 != event)
+		return;
+	tid = (pid_t)msg;
 
 	child = thread_find(tid);
 	if (child && child->creator_event_pending) {

@@ -54,7 +54,7 @@ static void add_known(void *arg, const struct site_record *named, const struct p
 	p->state = PATCH_PLANNED;
 	p->object = o;
 	p->known = index;
-	p->from_known = true;
+	p->from_known = objects_known_since(o, index) < into->img->serial;
 }
 
 /* The sites out of reach of the library's stub room (the executable's). */

@@ -27,7 +27,8 @@ struct object {
 	struct code_scan scan;     /* swept when a site in it is first patched */
 	enum { SCAN_NOT_YET, SCAN_DONE, SCAN_FAILED } scanned;
 	struct patch_plan *known;  /* sites patched in some process, in ELF addresses */
-	size_t nknown, cap_known;
+	uint64_t *known_since;     /* and when each was learned (objects_learn's stamp) */
+	size_t nknown, cap_known, cap_since;
 	struct refusal { uint64_t vaddr; const char *reason; } *refused; /* and those refused */
 	size_t nrefused, cap_refused;
 	bool swept_for_prepatch;
@@ -253,7 +254,7 @@ static long known_index(const struct object *o, uint64_t vaddr)
 	return -1;
 }
 
-uint32_t objects_learn(const struct code_object *code, const struct patch_plan *plan)
+uint32_t objects_learn(const struct code_object *code, const struct patch_plan *plan, uint64_t stamp)
 {
 	struct object *o = code->object;
 	long at = known_index(o, plan->site - code->bias);
@@ -262,10 +263,17 @@ uint32_t objects_learn(const struct code_object *code, const struct patch_plan *
 	if (at >= 0)
 		return (uint32_t)at;
 	o->known = grow_array(o->known, &o->cap_known, o->nknown, sizeof(*o->known));
+	o->known_since = grow_array(o->known_since, &o->cap_since, o->nknown, sizeof(*o->known_since));
+	o->known_since[o->nknown] = stamp;
 	k = &o->known[o->nknown];
 	*k = *plan;
 	shift_plan(k, -code->bias);
 	return (uint32_t)o->nknown++;
+}
+
+uint64_t objects_known_since(const struct object *o, uint32_t index)
+{
+	return index < o->nknown ? o->known_since[index] : UINT64_MAX;
 }
 
 bool objects_known_plan(const struct code_object *code, uint64_t addr, struct patch_plan *plan, uint32_t *index)
@@ -515,6 +523,7 @@ void objects_free_all(void)
 			elf_object_free(&o->elf);
 			code_scan_free(&o->scan);
 			free(o->known);
+			free(o->known_since);
 			free(o->refused);
 			elf_object_free(&o->exported);
 			if (o->image)

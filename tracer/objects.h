@@ -33,7 +33,10 @@ const char *objects_code_of(pid_t tid, struct site_record *s, struct code_object
 /* Keeps, for the rest of the run, that the object's site can be patched as plan
  * says (plan in runtime addresses of the process code describes); the site's index
  * among the object's known sites (site_history.h counts by it). */
-uint32_t objects_learn(const struct code_object *code, const struct patch_plan *plan);
+uint32_t objects_learn(const struct code_object *code, const struct patch_plan *plan, uint64_t stamp);
+/* The stamp its site `index` was learned with (the newest image's serial then:
+ * an image with a greater serial began knowing it). */
+uint64_t objects_known_since(const struct object *o, uint32_t index);
 /* The plan learned for the object's site at addr (in runtime addresses of the
  * process code describes), and its index; false if none. */
 bool objects_known_plan(const struct code_object *code, uint64_t addr, struct patch_plan *plan, uint32_t *index);

@@ -81,7 +81,7 @@ static void teach_parent(struct addr_space *as, const struct site_record *s, con
 	pp->plan = p->plan;
 	pp->object = p->object;
 	pp->known = p->known;
-	pp->from_known = true;
+	pp->from_known = false; /* (the parent never runs it: not a miss of its start) */
 	pp->state = PATCH_PLANNED;
 	parent->taught = true;
 }

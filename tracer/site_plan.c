@@ -54,7 +54,8 @@ static const char *plan_site(struct thread *t, struct addr_space *as, struct sit
 		return reason;
 	if (plan_known(t->tid, &code, s->addr, &p->plan, &p->known)) {
 		p->object = code.object;
-		p->from_known = true;
+		/* known when the image began, or learned since (by a process beside it) */
+		p->from_known = objects_known_since(code.object, p->known) < t->img->serial;
 	} else if ((reason = plan_in(t->tid, &code, s->addr, &p->plan)) || (reason = must_stop_reason(p->plan.nr))) {
 		/* (a process gone mid-read says nothing of the code) */
 		if (strcmp(reason, "unreadable-code") != 0)
@@ -66,7 +67,7 @@ static const char *plan_site(struct thread *t, struct addr_space *as, struct sit
 	if (p->plan.nr >= 0 && p->plan.nr != nr)
 		return "number-mismatch";
 	s->syscall = p->plan.nr >= 0 ? syscall_index(ABI_X86_64, p->plan.nr) : SITE_SYSCALL_VARIES;
-	p->known = objects_learn(&code, &p->plan);
+	p->known = objects_learn(&code, &p->plan, tasks_last_serial());
 	p->object = code.object;
 	return NULL;
 }
@@ -81,7 +82,7 @@ static void learn_ahead(void *arg, const struct code_object *code, uint64_t addr
 	struct patch_plan plan;
 
 	if (!plan_in(*(pid_t *)arg, code, addr, &plan) && !must_stop_reason(plan.nr))
-		objects_learn(code, &plan);
+		objects_learn(code, &plan, 0);
 }
 
 void site_plan_ahead(pid_t tid)

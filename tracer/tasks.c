@@ -151,9 +151,15 @@ void thread_remove(struct thread *t)
 	free(t);
 }
 
+static uint64_t serials;
+
+uint64_t tasks_last_serial(void)
+{
+	return serials;
+}
+
 struct image *image_new(pid_t pid, unsigned image_no, pid_t ppid, char *exe)
 {
-	static uint64_t serials;
 	struct image *img = zalloc(sizeof(*img));
 
 	img->serial = ++serials;

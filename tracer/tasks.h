@@ -98,6 +98,8 @@ void thread_detach(struct thread *t);
 void thread_remove(struct thread *t);
 
 struct image *image_new(pid_t pid, unsigned image_no, pid_t ppid, char *exe);
+/* The serial of the newest image so far. */
+uint64_t tasks_last_serial(void);
 /* Ends an image (end and code as in image_record); it is written once unreferenced. */
 void image_end(struct image *img, enum image_end end, int code);
 /* Ends it as a wait status says: exit:N or signal:N. */
