@@ -30,17 +30,16 @@ static bool is_fault(int sig)
 	return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGTRAP;
 }
 
-/* Resumes t with request until the stop it is borrowed for, its registers then in
- * regs: the exit of the call it is in (PTRACE_SYSCALL, from a seccomp stop: no
- * signal is raised, so the program's SIGTRAP disposition is left alone) or its next
- * seccomp stop (PTRACE_CONT). */
-static bool run(struct borrowed *b, int request, struct user_regs_struct *regs)
+/* Resumes t (at a seccomp stop) to the exit of the call it is in, its registers
+ * then in regs: PTRACE_SYSCALL raises no signal, so the program's SIGTRAP
+ * disposition is left alone. */
+static bool run_to_exit(struct borrowed *b, struct user_regs_struct *regs)
 {
 	struct thread *t = b->t;
 	int status, sig, event;
 
 	for (;;) {
-		if (ptrace(request, t->tid, 0, 0) < 0 || !tracee_wait(t->tid, &status))
+		if (ptrace(PTRACE_SYSCALL, t->tid, 0, 0) < 0 || !tracee_wait(t->tid, &status))
 			return false;
 		count_stop(t->img, STOP_OTHER);
 		event = status >> 16;
@@ -54,8 +53,7 @@ static bool run(struct borrowed *b, int request, struct user_regs_struct *regs)
 			continue;
 		}
 		sig = WSTOPSIG(status);
-		if ((event == PTRACE_EVENT_SECCOMP && request == PTRACE_CONT)
-		    || (!event && sig == (SIGTRAP | 0x80) && request == PTRACE_SYSCALL))
+		if (!event && sig == (SIGTRAP | 0x80))
 			return ptrace(PTRACE_GETREGS, t->tid, 0, regs) == 0;
 		if (event)
 			continue;
@@ -66,11 +64,6 @@ static bool run(struct borrowed *b, int request, struct user_regs_struct *regs)
 		if (b->nsignals < sizeof(b->signals) / sizeof(b->signals[0]))
 			b->signals[b->nsignals++] = sig;
 	}
-}
-
-bool borrow_run_to_seccomp(struct borrowed *b, struct user_regs_struct *regs)
-{
-	return run(b, PTRACE_CONT, regs);
 }
 
 bool borrow_call_instead(struct borrowed *b, long nr, const uint64_t args[6], uint64_t *ret)
@@ -84,7 +77,7 @@ bool borrow_call_instead(struct borrowed *b, long nr, const uint64_t args[6], ui
 	regs.r10 = args[3];
 	regs.r8 = args[4];
 	regs.r9 = args[5];
-	if (ptrace(PTRACE_SETREGS, b->t->tid, 0, &regs) < 0 || !run(b, PTRACE_SYSCALL, &regs))
+	if (ptrace(PTRACE_SETREGS, b->t->tid, 0, &regs) < 0 || !run_to_exit(b, &regs))
 		return false;
 	*ret = regs.rax;
 	return regs.rax < (uint64_t)-4095;

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
@@ -24,6 +25,7 @@
 #include "procfs.h"
 #include "region.h"
 #include "shared_region.h"
+#include "stops.h"
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -179,67 +181,116 @@ static uint64_t take_results(struct borrowed *b, const struct user_regs_struct *
 	undo_build(as, counters, areas);
 	if (at_end->r15 == EXEC_BLOB_NO_AREA && is_address(at_end->r12))
 		return at_end->r12;
-	if (at_end->r15 == EXEC_BLOB_NO_REGION)
+	if (at_end->r15 == EXEC_BLOB_NO_REGION) {
 		borrow_call_instead(b, SYS_munmap, (uint64_t[6]){ SYSTRACE_GATE_ADDR, REGION_GATE_SIZE }, &ret);
+		borrow_end(b);
+	}
 	return 0;
 }
 
-bool early_on_exec(struct thread *t)
+/* An image's set-up while it runs: from its exec event to the set-up's last stop,
+ * the thread served by the event loop like any other meanwhile. */
+struct exec_setup {
+	struct user_regs_struct entry; /* its registers at the exec event */
+	uint64_t at;                   /* where the code is written */
+	int counters;                  /* the memory's bookkeeping before the build */
+	size_t areas;
+	struct blob blob;              /* as written: for writes it could not make */
+	uint8_t original[sizeof(((struct blob *)0)->bytes)];
+};
+
+void early_on_exec(struct thread *t)
 {
 	struct addr_space *as = t->img->as;
+	struct exec_setup *e;
 	struct user_regs_struct regs;
-	struct borrowed b;
-	static struct blob blob;
-	static uint8_t original[sizeof(blob.bytes)];
-	struct iovec local = { original, 0 }, remote = { NULL, 0 };
-	uint64_t region = 0;
+	struct iovec local, remote;
 	struct exec_code code;
-	size_t areas = as->nareas;
-	int counters = as->next_counter;
-	uint64_t at = 0;
 	bool ok;
 
-	if (!library_enabled() || !borrow_begin(&b, t) || !objects_at_exec(t->tid, b.saved.rip, t->img->rec.exe, &code))
-		return true;
+	if (!library_enabled() || ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0
+	    || !objects_at_exec(t->tid, regs.rip, t->img->rec.exe, &code))
+		return;
 	as->loader_start = code.loader_start;
 	as->loader_end = code.loader_end;
 	t->img->exe_object = code.exe;
-	if (!known_sites_plan_at(t, b.saved.rip) || (t->slot = region_slot_take()) < 0)
-		return true;
+	if (!known_sites_plan_at(t, regs.rip) || !(e = malloc(sizeof(*e))))
+		return;
+	if ((t->slot = region_slot_take()) < 0) {
+		free(e);
+		return;
+	}
+	*e = (struct exec_setup){ .entry = regs, .counters = as->next_counter, .areas = as->nareas };
 	choose_areas(t, as, code.loader_base, code.exe_start);
-	blob_begin(&blob, as);
-	known_sites_build_for(t, as, blob_write, &blob);
-	ok = blob_end(&blob) && (at = blob_place(as, blob.len));
+	blob_begin(&e->blob, as);
+	known_sites_build_for(t, as, blob_write, &e->blob);
+	ok = blob_end(&e->blob) && (e->at = blob_place(as, e->blob.len));
 	/* the loader's bytes there, put back when the set-up is done */
-	local.iov_len = remote.iov_len = blob.len;
-	remote.iov_base = (void *)at;
-	regs = b.saved;
-	regs.rip = at;
-	if (!ok || process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != (ssize_t)blob.len
-	    || !as_write(as, t->tid, at, blob.bytes, blob.len) || ptrace(PTRACE_SETREGS, t->tid, 0, &regs) < 0) {
-		undo_build(as, counters, areas);
+	local = (struct iovec){ e->original, e->blob.len };
+	remote = (struct iovec){ (void *)e->at, e->blob.len };
+	regs.rip = e->at;
+	if (!ok || process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != (ssize_t)e->blob.len
+	    || !as_write(as, t->tid, e->at, e->blob.bytes, e->blob.len) || ptrace(PTRACE_SETREGS, t->tid, 0, &regs) < 0) {
+		undo_build(as, e->counters, e->areas);
 		region_slot_release(t->slot, 0);
 		t->slot = -1;
-		return true;
+		free(e);
+		return;
 	}
-	/* the gate's mmap (stop 1), then the set-up's last call (stop 2) */
-	ok = borrow_run_to_seccomp(&b, &regs) && borrow_run_to_seccomp(&b, &regs);
-	if (!b.gone)
-		as_write(as, t->tid, at, original, blob.len);
-	if (ok && (region = take_results(&b, &regs, &blob, counters, areas))) {
-		/* with gate and region there, the library must not map them again */
+	/* the thread goes: its first stop is the gate's mmap, its second the last call */
+	t->setup = e;
+}
+
+/* The set-up is over (at its last stop, or it broke): the loader's bytes back, and
+ * the thread as at its exec event, the stop's call skipped, execve returning 0 and
+ * %gs at its slot when the region is there. */
+static void finish(struct thread *t, uint64_t region)
+{
+	struct exec_setup *e = t->setup;
+	struct addr_space *as = t->img->as;
+
+	as_write(as, t->tid, e->at, e->original, e->blob.len);
+	if (region) {
 		as->region_base = region;
 		as->mapped_at_exec = true;
-		b.saved.gs_base = region + region_slot_offset(t->slot);
+		e->entry.gs_base = region + region_slot_offset(t->slot);
 	} else {
-		if (!ok)
-			undo_build(as, counters, areas);
 		region_slot_release(t->slot, 0);
 		t->slot = -1;
 	}
-	/* back at the entry as at the exec event, the set-up's last call skipped, execve
-	 * returning 0 */
-	b.saved.orig_rax = (uint64_t)-1;
-	b.saved.rax = 0;
-	return borrow_end(&b); /* false: the event loop has t's death now */
+	e->entry.orig_rax = (uint64_t)-1;
+	e->entry.rax = 0;
+	ptrace(PTRACE_SETREGS, t->tid, 0, &e->entry);
+	t->setup = NULL;
+	free(e);
+}
+
+bool early_on_seccomp(struct thread *t, long nr)
+{
+	struct exec_setup *e = t->setup;
+	struct user_regs_struct regs;
+	struct borrowed b;
+
+	if (!e || ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0 || regs.rip < e->at || regs.rip >= e->at + e->blob.len)
+		return false;
+	count_stop(t->img, STOP_OTHER);
+	if (nr == SYS_mmap)
+		return true; /* the gate's mapping: the code goes on through the gate */
+	borrow_begin(&b, t);
+	finish(t, take_results(&b, &regs, &e->blob, e->counters, e->areas));
+	return true;
+}
+
+bool early_on_fault(struct thread *t, int sig)
+{
+	siginfo_t si;
+
+	/* the set-up code broke (a fault the kernel raised there): undone, and the image
+	 * starts without it */
+	if (!t->setup || ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0 || si.si_code <= 0
+	    || (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE && sig != SIGTRAP))
+		return false;
+	undo_build(t->img->as, t->setup->counters, t->setup->areas);
+	finish(t, 0);
+	return true;
 }

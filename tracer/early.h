@@ -16,9 +16,14 @@
 
 #include "tasks.h"
 
-/* At t's exec event, t the only thread of its new image. False when t stopped
- * for something else meanwhile (a signal): its status is held (held_statuses.h)
- * and it must not be resumed now. */
-bool early_on_exec(struct thread *t);
+/* At t's exec event, t the only thread of its new image: the set-up starts when it
+ * can be made (t->setup), and t is resumed by the caller either way. */
+void early_on_exec(struct thread *t);
+/* At a seccomp stop (raw number nr) of a thread in its set-up: true if it is one of
+ * the set-up's own (counted as a stop, the call not the program's), false if not. */
+bool early_on_seccomp(struct thread *t, long nr);
+/* At a signal stop of a thread in its set-up: a fault the set-up code raised is
+ * undone, and the image starts without it (true: resume without the signal). */
+bool early_on_fault(struct thread *t, int sig);
 
 #endif

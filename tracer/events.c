@@ -168,6 +168,10 @@ static void on_seccomp(struct thread *t)
 		resume(t->tid, PTRACE_CONT, 0);
 		return;
 	}
+	if (t->setup && early_on_seccomp(t, (long)info.seccomp.nr)) {
+		resume(t->tid, PTRACE_CONT, 0);
+		return;
+	}
 	idx = call_index(&info, &abi);
 	/* a call at a stub's own syscall belongs to the site the stub stands for */
 	site = as_site_of(img->as, info.instruction_pointer - 2);
@@ -360,8 +364,8 @@ static void on_exec_event(struct thread *t)
 	if (t->exec_index >= 0)
 		count_exec(t, 0);
 	image_end(old, IMAGE_EXECED, 0);
-	if (early_on_exec(t))
-		resume(t->tid, PTRACE_CONT, 0); /* counted: its exit stop is not needed */
+	early_on_exec(t);
+	resume(t->tid, PTRACE_CONT, 0); /* counted: its exit stop is not needed */
 }
 
 static void on_exit_event(struct thread *t)
@@ -382,6 +386,10 @@ static void on_signal(struct thread *t, int sig)
 	struct delivery d = { t->tid, sig, -1 };
 	struct user_regs_struct regs;
 
+	if (t->setup && early_on_fault(t, sig)) {
+		resume(t->tid, PTRACE_CONT, 0);
+		return;
+	}
 	if (t->img && ptrace(PTRACE_GETREGS, t->tid, 0, &regs) == 0) {
 		/* first: a thread taken out of the gate restarts at its own site */
 		fixups_on_signal(t, &d, &regs);

@@ -148,6 +148,7 @@ void thread_remove(struct thread *t)
 {
 	thread_detach(t);
 	unlink_thread(t);
+	free(t->setup);
 	free(t);
 }
 

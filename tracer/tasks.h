@@ -17,6 +17,7 @@
 
 struct libc_view;
 struct object;
+struct exec_setup;
 
 struct image {
 	struct image_record rec;
@@ -60,6 +61,7 @@ struct thread {
 	bool held;                     /* stopped, its status waiting in events.c's queue */
 	bool interrupted;              /* write_protocol.c asked it to stop (PTRACE_INTERRUPT) */
 	int slot;                      /* its counter slot in the region (%gs), or -1 */
+	struct exec_setup *setup;      /* its image's set-up at exec, while it runs (early.c) */
 
 	/* A syscall a signal interrupted: when the kernel restarts it, the second entry
 	 * is the same call and is not counted again. */
