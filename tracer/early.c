@@ -199,17 +199,18 @@ struct exec_setup {
 	uint8_t original[sizeof(((struct blob *)0)->bytes)];
 };
 
-void early_on_exec(struct thread *t)
+/* early_on_exec, with the mappings open for all its lookups (one /proc/PID/maps for
+ * the loader, its known sites and the executable's). */
+static void start_setup(struct thread *t, const struct user_regs_struct *regs_at_exec)
 {
 	struct addr_space *as = t->img->as;
+	struct user_regs_struct regs = *regs_at_exec;
 	struct exec_setup *e;
-	struct user_regs_struct regs;
 	struct iovec local, remote;
 	struct exec_code code;
 	bool ok;
 
-	if (!library_enabled() || ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0
-	    || !objects_at_exec(t->tid, regs.rip, t->img->rec.exe, &code))
+	if (!objects_at_exec(t->tid, regs.rip, t->img->rec.exe, &code))
 		return;
 	as->loader_start = code.loader_start;
 	as->loader_end = code.loader_end;
@@ -239,6 +240,16 @@ void early_on_exec(struct thread *t)
 	}
 	/* the thread goes: its first stop is the gate's mmap, its second the last call */
 	t->setup = e;
+}
+
+void early_on_exec(struct thread *t)
+{
+	struct user_regs_struct regs;
+
+	if (!library_enabled() || ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0 || !objects_begin(t->tid))
+		return;
+	start_setup(t, &regs);
+	objects_end();
 }
 
 /* The set-up is over (at its last stop, or it broke): the loader's bytes back, and

@@ -157,11 +157,27 @@ static void resolve_one(struct site_record *s, const struct map_entry *e, struct
 	}
 }
 
+/* objects_begin's nesting: an outer begin for the same thread keeps the mappings
+ * open for the calls inside it (one /proc/PID/maps a set of lookups). */
+static unsigned depth;
+static pid_t open_for;
+
 bool objects_begin(pid_t tid)
 {
+	if (depth && open_for == tid) {
+		depth++;
+		return true;
+	}
+	if (depth)
+		proc_maps_close(&maps);
 	last_start = 0;
 	last_object = NULL;
-	return proc_maps_open(&maps, tid);
+	depth = 0;
+	if (!proc_maps_open(&maps, tid))
+		return false;
+	open_for = tid;
+	depth = 1;
+	return true;
 }
 
 void objects_name_site(pid_t tid, struct site_record *s)
@@ -507,6 +523,8 @@ const char *objects_learned_entry(const struct object *o, uint64_t vaddr)
 
 void objects_end(void)
 {
+	if (depth && --depth)
+		return;
 	proc_maps_close(&maps);
 }
 

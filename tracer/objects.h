@@ -11,7 +11,9 @@
 #include "patch_plan.h"
 #include "image_record.h"
 
-/* Opens the mappings of tid, a live thread, for the calls below; false if gone. */
+/* Opens the mappings of tid, a live thread, for the calls below; false if gone.
+ * Begins nest: the calls below, which begin and end themselves, reuse what an outer
+ * begin for the same thread opened. */
 bool objects_begin(pid_t tid);
 /* Names a site from those mappings and marks it named. */
 void objects_name_site(pid_t tid, struct site_record *s);
