@@ -80,6 +80,7 @@ struct image_record {
 	int64_t instructions, cycles;        /* -1 where the hardware has no counter */
 
 	uint64_t calls[SYSCALL_INDEX_COUNT]; /* per syscall, both paths */
+	uint64_t ptraced_calls[SYSCALL_INDEX_COUNT]; /* per syscall, of them those that stopped */
 	uint64_t *results_seen, *errors;     /* per syscall; NULL until a result is seen */
 	uint64_t ptraced, inprocess, early, instrument, ptrace_stops;
 	/* ptrace_stops split: process creation, exec and exit; the others before the

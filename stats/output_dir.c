@@ -24,7 +24,7 @@ static const char *const processes_header[] = {
 	"known_unused", "known_missed", NULL
 };
 static const char *const syscalls_header[] = {
-	"pid", "image", "syscall", "calls", "errors", "abi", NULL
+	"pid", "image", "syscall", "calls", "errors", "abi", "ptraced", "inprocess", NULL
 };
 static const char *const sites_header[] = {
 	"pid", "image", "object", "offset", "symbol", "syscall", "state", "ptraced",
@@ -185,6 +185,8 @@ static void write_syscall_rows(struct csv_writer *w, const struct image_record *
 		csv_u64(w, img->calls[i]);
 		write_optional(w, img->results_seen && img->results_seen[i], img->errors ? img->errors[i] : 0);
 		csv_str(w, abi_names[i / SYSCALL_NR_SPAN]);
+		csv_u64(w, img->ptraced_calls[i]);
+		csv_u64(w, img->calls[i] - img->ptraced_calls[i]);
 		csv_end_row(w);
 	}
 }

@@ -11,6 +11,7 @@ struct site_record *count_ptraced(struct image *img, int idx, uint64_t addr)
 	site_note_syscall(s, idx);
 	s->ptraced++;
 	img->rec.calls[idx]++;
+	img->rec.ptraced_calls[idx]++;
 	img->rec.ptraced++;
 	img->rec.early += !img->late;
 	return s;

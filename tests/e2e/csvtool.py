@@ -491,8 +491,13 @@ def check_consistency(d, patch_off=True):
             elif "execs" in nxt[0] and nxt[0]["execs"] != "1":
                 problems.append(f"processes.csv pid {r['pid']} image {int(r['image']) + 1} follows an exec but execs = {nxt[0]['execs']}")
 
-    # syscalls.csv per image sums to the row's syscalls
+    # syscalls.csv per image sums to the row's syscalls (and, where the file has the
+    # columns, its ptraced and inprocess to the row's)
     sc_sum = collections.Counter()
+    sc_pt = collections.Counter()
+    sc_ip = collections.Counter()
+    sc_pt_by_name = collections.Counter()  # (pid, image, name) -> ptraced, ABIs together
+    paths = bool(syscalls) and "ptraced" in syscalls[0]
     for r in syscalls:
         where = f"syscalls.csv pid {r['pid']} image {r['image']} {r['syscall']}"
         n = to_int(r["calls"], where)
@@ -501,6 +506,15 @@ def check_consistency(d, patch_off=True):
         if r["errors"] != "" and not (0 <= to_int(r["errors"], where) <= n):
             problems.append(f"{where}: errors {r['errors']} not within 0..calls {n}")
         sc_sum[(r["pid"], r["image"])] += n
+        if paths:
+            pt, ip = to_int(r["ptraced"], where), to_int(r["inprocess"], where)
+            if pt + ip != n or pt < 0 or ip < 0:
+                problems.append(f"{where}: ptraced {pt} + inprocess {ip} != calls {n}")
+            if patch_off and ip != 0:
+                problems.append(f"{where}: --patch=off but inprocess = {ip}")
+            sc_pt[(r["pid"], r["image"])] += pt
+            sc_ip[(r["pid"], r["image"])] += ip
+            sc_pt_by_name[(r["pid"], r["image"], r["syscall"])] += pt
     row_keys = collections.Counter((r["pid"], r["image"], row_abi(r), r["syscall"]) for r in syscalls)
     for k, n in row_keys.items():
         if n > 1 and len(by_image.get(k[:2], [])) <= 1:
@@ -512,10 +526,16 @@ def check_consistency(d, patch_off=True):
     site_rows = collections.Counter()
     site_patched = collections.Counter()
     site_unpatchable = collections.Counter()
+    site_pt_by_name = collections.Counter()  # (pid, image, name) -> ptraced at its sites
+    site_varies = set()  # (pid, image) with a site of several numbers (`?`)
     for r in sites:
         where = f"sites.csv pid {r['pid']} image {r['image']} offset {r['offset']}"
         k = (r["pid"], r["image"])
         site_pt[k] += to_int(r["ptraced"], where)
+        if r["syscall"] == "?":
+            site_varies.add(k)
+        else:
+            site_pt_by_name[k + (r["syscall"],)] += to_int(r["ptraced"], where)
         site_ip[k] += to_int(r["inprocess"], where)
         site_rows[k] += 1
         site_patched[k] += r["state"] == "patched"
@@ -534,6 +554,8 @@ def check_consistency(d, patch_off=True):
         ip = sum(int(r["inprocess"]) for r in rows)
         if sc_sum[k] != sc:
             problems.append(f"{where}: syscalls {sc} but its syscalls.csv rows sum to {sc_sum[k]}")
+        if paths and (sc_pt[k] != pt or sc_ip[k] != ip):
+            problems.append(f"{where}: ptraced/inprocess {pt}/{ip} but its syscalls.csv rows sum to {sc_pt[k]}/{sc_ip[k]}")
         if site_pt[k] + site_ip[k] != sc:
             problems.append(f"{where}: syscalls {sc} but its sites.csv ptraced+inprocess sum to {site_pt[k] + site_ip[k]}")
         if site_pt[k] != pt or site_ip[k] != ip:
@@ -544,6 +566,14 @@ def check_consistency(d, patch_off=True):
             problems.append(f"{where}: sites_patched {rows[0]['sites_patched']} but sites.csv has {site_patched[k]} patched rows")
         if "sites_unpatchable" in rows[0] and sum(int(r["sites_unpatchable"]) for r in rows) != site_unpatchable[k]:
             problems.append(f"{where}: sites_unpatchable {rows[0]['sites_unpatchable']} but sites.csv has {site_unpatchable[k]} such rows")
+    # the ptraced calls of a syscall: at the sites of that syscall, all of them (a
+    # site that saw several numbers, `?`, holds some of them where there is one)
+    if paths:
+        for k in set(sc_pt_by_name) | set(site_pt_by_name):
+            at_sites, counted = site_pt_by_name[k], sc_pt_by_name[k]
+            where = f"pid {k[0]} image {k[1]} {k[2]}"
+            if at_sites > counted or (at_sites != counted and k[:2] not in site_varies):
+                problems.append(f"{where}: syscalls.csv has {counted} ptraced calls, its sites in sites.csv {at_sites}")
     for k in set(sc_sum) | set(site_rows):
         if k not in by_image:
             problems.append(f"syscalls.csv/sites.csv have rows for pid {k[0]} image {k[1]}, which processes.csv lacks")

@@ -9,7 +9,11 @@
 #    inprocess = 0, nothing patched, ptrace_stops >= ptraced, stops_late = 0 (no
 #    library is ever ready: a stop that is not lifecycle is early);
 #  - per (pid, image): the calls of syscalls.csv and the ptraced + inprocess of
-#    sites.csv sum to the row's syscalls; (pid, image, start_ns) is unique;
+#    sites.csv sum to the row's syscalls, syscalls.csv's ptraced and inprocess to
+#    the row's (ptraced + inprocess = calls in each of its rows, and with
+#    --patch=off inprocess = 0), and per syscall the ptraced calls at its sites are
+#    syscalls.csv's (fewer only where a site saw several numbers, `?`);
+#    (pid, image, start_ns) is unique;
 #  - an image that ended in exec is followed by the next image of its pid;
 #  - --show-perf-stats prints `key: value` for every summary key (equal to
 #    summary.csv), percentage pairs that add up to 100.00%, and the stops per

@@ -67,6 +67,9 @@ START_TEST(ptraced_calls_count_at_their_site)
 	s = count_ptraced(img, WRITE, SITE);
 	ck_assert_int_eq(s->syscall, SITE_SYSCALL_VARIES);
 	ck_assert_uint_eq(img->rec.calls[WRITE], 1);
+	/* per syscall, the calls that stopped (syscalls.csv's ptraced) */
+	ck_assert_uint_eq(img->rec.ptraced_calls[READ], 2);
+	ck_assert_uint_eq(img->rec.ptraced_calls[WRITE], 1);
 	ck_assert_uint_eq(img->sites.n, 1);
 	image_release(img);
 }
@@ -84,6 +87,7 @@ START_TEST(early_only_while_the_image_is_not_late)
 	count_inprocess(img, &libc_read, 7, READ);
 	assert_totals(img, 2, 12, 6);
 	ck_assert_uint_eq(img->rec.calls[READ], 14);
+	ck_assert_uint_eq(img->rec.ptraced_calls[READ], 2);
 	image_release(img);
 }
 END_TEST
