@@ -10,7 +10,8 @@ static const struct command {
 	const char *what;
 } commands[] = {
 	{ "log2csv", log2csv_main, "the temporal log (--log) as CSV, one row per syscall" },
-	{ "report", report_main, "amortization, libc functions worth hooking, a row per process" },
+	{ "report", report_main, "amortization, libc functions worth hooking, a row per process;\n"
+				 "            the table of strace -c (with --syscalls)" },
 	{ "export", export_main, "the run as Chrome/Perfetto trace-event JSON" },
 	{ "html", html_main, "a self-contained HTML report" },
 };
@@ -21,7 +22,7 @@ static void usage(FILE *out)
 		     "DIR is an output folder of systrace (-o DIR). Commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s  %s\n", commands[i].name, commands[i].what);
-	fprintf(out, "systrace-stats COMMAND --help shows a command's options.\n");
+	fprintf(out, "  -h, --help  show this help; systrace-stats COMMAND --help shows a command's options.\n");
 }
 
 int main(int argc, char **argv)

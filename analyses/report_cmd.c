@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "csv.h"
 #include "run_tables.h"
+#include "syscall_report.h"
 
 enum csv_table { TABLE_PROCESSES, TABLE_SITES, TABLE_LIBC, TABLE_KNOWN };
 
@@ -23,6 +24,8 @@ struct report_options {
 	uint64_t short_ns;
 	size_t top, limit;
 	const char *libc_column;
+	bool syscalls;  /* the table of systrace -c instead (syscall_report.h) */
+	struct syscall_report_options syscall;
 };
 
 static void report_usage(FILE *out)
@@ -30,6 +33,7 @@ static void report_usage(FILE *out)
 	fprintf(out,
 		"usage: systrace-stats report [--csv [--table processes|sites|libc|known]] [--sort COL[:asc|:desc]]\n"
 		"                             [--short-ms MS] [--top K] [--limit N] [--libc-function-column NAME] DIR\n"
+		"       systrace-stats report --syscalls [--per-process] [-S KEY] [--limit N] DIR\n"
 		"  the patches that did not amortize (per process, in total, which sites), the known\n"
 		"  sites written at the images' start against the best choice in hindsight (in total\n"
 		"  and for the top K executables), the top K functions whose hooking would remove the\n"
@@ -40,8 +44,20 @@ static void report_usage(FILE *out)
 		fprintf(out, "%s%s", c ? " " : "", process_column_names[c]);
 	fprintf(out, "\n"
 		     "  --top K    functions ranked, executables of the known sites shown (default 10)\n"
-		     "  --limit N  rows of the process, site and --csv known tables (default: all)\n"
-		     "  --csv      one table as CSV on stdout: processes (default), sites, libc or known\n");
+		     "  --limit N  rows of the process, site and --csv known tables, tables of\n"
+		     "             --per-process (default: all)\n"
+		     "  --csv      one table as CSV on stdout: processes (default), sites, libc or known\n"
+		     "  --table T  which table --csv prints\n"
+		     "  --short-ms MS  processes shorter than MS are short-lived (default 100)\n"
+		     "  --libc-function-column NAME  the column of sites.csv naming the libc function\n"
+		     "             (default libc_function)\n"
+		     "  --syscalls  the table of systrace -c instead: per syscall, strace -c's columns\n"
+		     "             (%% time, seconds, usecs/call, calls, errors) and inprocess, ptraced\n"
+		     "  --per-process  a table per process image too, most syscalls first (with\n"
+		     "             --limit N, the first N), then the run's; implies --syscalls\n"
+		     "  -S, --summary-sort-by KEY  the syscalls' order, by %s\n"
+		     "             (default: time when the run measured times, else calls); implies --syscalls\n"
+		     "  -h, --help  show this help\n", syscall_sort_keys);
 }
 
 static int parse_size(const char *s, size_t *v)
@@ -89,6 +105,8 @@ static int parse_report_options(int argc, char **argv, struct report_options *o)
 		{ "sort", required_argument, NULL, 's' }, { "short-ms", required_argument, NULL, 'm' },
 		{ "top", required_argument, NULL, 'k' }, { "limit", required_argument, NULL, 'l' },
 		{ "libc-function-column", required_argument, NULL, 'f' }, { "help", no_argument, NULL, 'h' },
+		{ "syscalls", no_argument, NULL, 'y' }, { "per-process", no_argument, NULL, 'p' },
+		{ "summary-sort-by", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	size_t ms;
@@ -98,8 +116,21 @@ static int parse_report_options(int argc, char **argv, struct report_options *o)
 				      .short_ns = 100000000, .top = 10, .limit = SIZE_MAX,
 				      .libc_column = "libc_function" };
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hS:", longs, NULL)) != -1) {
 		switch (c) {
+		case 'y':
+			o->syscalls = true;
+			break;
+		case 'p':
+			o->syscalls = o->syscall.per_process = true;
+			break;
+		case 'S':
+			if (syscall_sort_parse(optarg, &o->syscall.sort) < 0) {
+				fprintf(stderr, "systrace-stats report: -S '%s': sort by %s\n", optarg, syscall_sort_keys);
+				return 2;
+			}
+			o->syscalls = true;
+			break;
 		case 'c':
 			o->csv = true;
 			break;
@@ -150,7 +181,14 @@ static int parse_report_options(int argc, char **argv, struct report_options *o)
 			return 2;
 		}
 	}
-	return command_dir_operand("report", argc, argv, report_usage, &o->dir);
+	if (o->syscalls && o->csv) {
+		fprintf(stderr, "systrace-stats report: --syscalls prints a text table; it does not go with --csv\n");
+		return 2;
+	}
+	o->syscall.limit = o->limit;
+	c = command_dir_operand("report", argc, argv, report_usage, &o->dir);
+	o->syscall.dir = o->dir;
+	return c;
 }
 
 /* One cell of the process table as text (row SIZE_MAX: the totals, which sum the
@@ -579,6 +617,12 @@ int report_main(int argc, char **argv)
 
 	if (status >= 0)
 		return status;
+	if (o.syscalls) {
+		status = syscall_report(stdout, stderr, &o.syscall, err, sizeof(err));
+		if (status < 0)
+			fprintf(stderr, "systrace-stats report: %s\n", err);
+		return status < 0 ? 1 : 0;
+	}
 	if (load_run(&o, &r, err, sizeof(err)) < 0) {
 		fprintf(stderr, "systrace-stats report: %s\n", err);
 		free_run(&r);

@@ -117,6 +117,21 @@ static int find_columns(struct table_file *tf, const char *const *names, int *co
 	return 0;
 }
 
+/* DIR/name opened with its required columns (an error names the first missing) and
+ * its optional ones (-1 where missing) found. */
+static int table_open_columns(struct table_file *tf, const char *dir, const char *name, const char *const *required,
+			      int *req, const char *const *optional, int *opt, char *err, size_t errlen)
+{
+	if (table_open(tf, dir, name, err, errlen) < 0)
+		return -1;
+	if (find_columns(tf, required, req, false, err, errlen) < 0) {
+		table_close(tf);
+		return -1;
+	}
+	find_columns(tf, optional, opt, true, err, errlen);
+	return 0;
+}
+
 /* The next data row, checked to have as many fields as the header: 1, 0 at the end. */
 static int table_next(struct table_file *tf, char *err, size_t errlen)
 {
@@ -300,15 +315,17 @@ static const char *const site_required_names[] = {
 };
 enum { S_LIBC_FUNCTION, S_PATCHED_NS, S_OPTIONAL };
 
-/* Which process row the site rows of pid/image belong to, block by block. */
-struct site_matcher {
+/* Which process row the site (or syscall) rows of pid/image belong to, block by block. */
+struct block_matcher {
 	struct string_map first_row;   /* "pid/image" -> index of its first process row */
 	size_t *next_same;             /* per process row: the next row of its pid/image, or -1 */
 	char block_key[48];            /* the pid/image of the current block of site rows */
 	size_t block_process;
 };
 
-static void matcher_init(struct site_matcher *m, const struct process_table *t)
+/* with_syscalls: only the process rows with syscalls have a block (syscalls.csv:
+ * an image that made none has no row there to take the next one's) */
+static void matcher_init(struct block_matcher *m, const struct process_table *t, bool with_syscalls)
 {
 	memset(m, 0, sizeof(*m));
 	m->next_same = malloc((t->n + 1) * sizeof(*m->next_same));
@@ -318,6 +335,8 @@ static void matcher_init(struct site_matcher *m, const struct process_table *t)
 	for (size_t i = t->n; i-- > 0;) {
 		char key[48];
 
+		if (with_syscalls && !t->rows[i].count[PC_SYSCALLS])
+			continue;
 		snprintf(key, sizeof(key), "%" PRId64 "/%" PRIu64, t->rows[i].pid, t->rows[i].image);
 		m->next_same[i] = string_map_find(&m->first_row, key);
 		string_map_put(&m->first_row, key, i);
@@ -326,7 +345,7 @@ static void matcher_init(struct site_matcher *m, const struct process_table *t)
 
 /* The process row of a site row of pid/image: the same as the row before it when it
  * continues its block, else the next unused row of that pid/image; -1 if none. */
-static size_t matcher_process(struct site_matcher *m, const char *pid, const char *image)
+static size_t matcher_process(struct block_matcher *m, const char *pid, const char *image)
 {
 	char key[48];
 	size_t i;
@@ -344,7 +363,7 @@ static size_t matcher_process(struct site_matcher *m, const char *pid, const cha
 	return i;
 }
 
-static void matcher_free(struct site_matcher *m)
+static void matcher_free(struct block_matcher *m)
 {
 	string_map_free(&m->first_row);
 	free(m->next_same);
@@ -387,19 +406,14 @@ int sites_scan(const char *dir, const struct process_table *t, const char *libc_
 {
 	const char *const optional_names[] = { libc_function_column, "patched_ns", NULL };
 	struct table_file tf;
-	struct site_matcher m;
+	struct block_matcher m;
 	int req[S_REQUIRED], opt[S_OPTIONAL], got;
 
-	if (table_open(&tf, dir, "sites.csv", err, errlen) < 0)
+	if (table_open_columns(&tf, dir, "sites.csv", site_required_names, req, optional_names, opt, err, errlen) < 0)
 		return -1;
-	if (find_columns(&tf, site_required_names, req, false, err, errlen) < 0) {
-		table_close(&tf);
-		return -1;
-	}
-	find_columns(&tf, optional_names, opt, true, err, errlen);
 	present->libc_function = opt[S_LIBC_FUNCTION] >= 0;
 	present->patched_ns = opt[S_PATCHED_NS] >= 0;
-	matcher_init(&m, t);
+	matcher_init(&m, t, false);
 	while ((got = table_next(&tf, err, errlen)) == 1) {
 		struct site_row s;
 		char **f = tf.reader.fields;
@@ -418,6 +432,111 @@ int sites_scan(const char *dir, const struct process_table *t, const char *libc_
 		fn(&s, ctx);
 	}
 	matcher_free(&m);
+	table_close(&tf);
+	return got;
+}
+
+enum { Y_PID, Y_IMAGE, Y_SYSCALL, Y_CALLS, Y_ERRORS, Y_REQUIRED };
+static const char *const syscall_required_names[] = { "pid", "image", "syscall", "calls", "errors", NULL };
+enum { Y_ABI, Y_PTRACED, Y_INPROCESS, Y_TIME, Y_OPTIONAL };
+static const char *const syscall_optional_names[] = { "abi", "ptraced", "inprocess", "time_ns", NULL };
+
+/* The counter index of a row's ABI and name, looked up once per distinct pair. */
+static int syscall_row_index(struct table_file *tf, struct string_map *known, const char *abi_name,
+			     const char *name, char *err, size_t errlen)
+{
+	char key[128];
+	size_t idx;
+	int abi = *abi_name ? syscall_abi_parse(abi_name) : ABI_X86_64, i;
+
+	if (abi < 0) {
+		snprintf(err, errlen, "%s:%lu: column abi: '%s' is not x86_64, i386 or x32", tf->path, tf->reader.line,
+			 abi_name);
+		return -1;
+	}
+	snprintf(key, sizeof(key), "%d/%s", abi, name);
+	if ((idx = string_map_find(known, key)) != (size_t)-1)
+		return (int)idx;
+	if ((i = syscall_index_parse(abi, name)) < 0) {
+		snprintf(err, errlen, "%s:%lu: syscall '%s' (%s) is not a name this systrace-stats knows (a run of a "
+			 "systrace built with other kernel headers?)", tf->path, tf->reader.line, name,
+			 syscall_abi_names[abi]);
+		return -1;
+	}
+	string_map_put(known, key, (size_t)i);
+	return i;
+}
+
+static int read_syscall_row(struct table_file *tf, const int *req, const int *opt, struct string_map *known,
+			    struct syscall_file_row *y, char *err, size_t errlen)
+{
+	char **f = tf->reader.fields;
+	struct syscall_count *c = &y->count;
+	uint64_t inprocess = 0;
+	int idx;
+
+	memset(c, 0, sizeof(*c));
+	y->line = tf->reader.line;
+	if (number_field(tf, req[Y_CALLS], "calls", &c->calls, err, errlen) < 0 ||
+	    number_field(tf, req[Y_ERRORS], "errors", &c->errors, err, errlen) < 0 ||
+	    (opt[Y_PTRACED] >= 0 && number_field(tf, opt[Y_PTRACED], "ptraced", &c->ptraced, err, errlen) < 0) ||
+	    (opt[Y_INPROCESS] >= 0 && number_field(tf, opt[Y_INPROCESS], "inprocess", &inprocess, err, errlen) < 0) ||
+	    (opt[Y_TIME] >= 0 && number_field(tf, opt[Y_TIME], "time_ns", &c->time_ns, err, errlen) < 0))
+		return -1;
+	if (opt[Y_PTRACED] >= 0 && opt[Y_INPROCESS] >= 0 && c->ptraced + inprocess != c->calls) {
+		snprintf(err, errlen, "%s:%lu: ptraced %" PRIu64 " + inprocess %" PRIu64 " is not calls %" PRIu64,
+			 tf->path, tf->reader.line, c->ptraced, inprocess, c->calls);
+		return -1;
+	}
+	if (c->errors > c->calls) {
+		snprintf(err, errlen, "%s:%lu: errors %" PRIu64 " is more than calls %" PRIu64, tf->path,
+			 tf->reader.line, c->errors, c->calls);
+		return -1;
+	}
+	/* an empty errors field: no result was seen, so the errors are not known */
+	c->errors_known = f[req[Y_ERRORS]][0] ? c->calls : 0;
+	idx = syscall_row_index(tf, known, opt[Y_ABI] >= 0 ? f[opt[Y_ABI]] : "", f[req[Y_SYSCALL]], err, errlen);
+	if (idx < 0)
+		return -1;
+	c->index = idx;
+	return 0;
+}
+
+int syscalls_scan(const char *dir, const struct process_table *t, struct syscall_columns_present *present,
+		  syscall_row_fn *fn, void *ctx, char *err, size_t errlen)
+{
+	struct table_file tf;
+	struct block_matcher m;
+	struct string_map known = { 0 };
+	int req[Y_REQUIRED], opt[Y_OPTIONAL], got;
+
+	if (table_open_columns(&tf, dir, "syscalls.csv", syscall_required_names, req, syscall_optional_names, opt, err,
+			       errlen) < 0)
+		return -1;
+	present->paths = opt[Y_PTRACED] >= 0;
+	present->time = opt[Y_TIME] >= 0;
+	if (t)
+		matcher_init(&m, t, true);
+	while ((got = table_next(&tf, err, errlen)) == 1) {
+		struct syscall_file_row y;
+		char **f = tf.reader.fields;
+
+		y.process = t ? matcher_process(&m, f[req[Y_PID]], f[req[Y_IMAGE]]) : (size_t)-1;
+		if (t && y.process == (size_t)-1) {
+			snprintf(err, errlen, "%s:%lu: pid %s image %s has no row (left) in processes.csv", tf.path,
+				 tf.reader.line, f[req[Y_PID]], f[req[Y_IMAGE]]);
+			got = -1;
+			break;
+		}
+		if (read_syscall_row(&tf, req, opt, &known, &y, err, errlen) < 0) {
+			got = -1;
+			break;
+		}
+		fn(&y, ctx);
+	}
+	if (t)
+		matcher_free(&m);
+	string_map_free(&known);
 	table_close(&tf);
 	return got;
 }

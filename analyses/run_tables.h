@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "syscall_table.h"
+
 /* The counted columns of processes.csv that the analyses use; each has its total in
  * summary.csv under summary_key. */
 enum process_count {
@@ -97,6 +99,26 @@ void summary_table_free(struct summary_table *s);
 typedef void site_row_fn(const struct site_row *site, void *ctx);
 int sites_scan(const char *dir, const struct process_table *t, const char *libc_function_column,
 	       struct site_columns_present *present, site_row_fn *fn, void *ctx, char *err, size_t errlen);
+
+/* One row of syscalls.csv: its image's calls of one syscall. */
+struct syscall_file_row {
+	size_t process;             /* index in the process table; (size_t)-1 without one */
+	unsigned long line;
+	struct syscall_count count; /* errors_known: calls when its errors field is not empty */
+};
+
+/* Which optional columns syscalls.csv has: ptraced and inprocess (a run of an older
+ * systrace has neither), time_ns (a run that measured the calls' times). */
+struct syscall_columns_present {
+	bool paths, time;
+};
+
+/* Calls fn for each row of DIR/syscalls.csv; with a process table, matched to its
+ * row there as sites_scan matches sites. -1 with a message on a bad file or row (a
+ * syscall name this build does not know included). */
+typedef void syscall_row_fn(const struct syscall_file_row *row, void *ctx);
+int syscalls_scan(const char *dir, const struct process_table *t, struct syscall_columns_present *present,
+		  syscall_row_fn *fn, void *ctx, char *err, size_t errlen);
 
 /* A decimal field: 0 for "", -1 for anything but digits. */
 int parse_count(const char *s, uint64_t *v);

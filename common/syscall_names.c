@@ -1,6 +1,7 @@
 #include "syscall_names.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const *const tables[ABI_COUNT] = {
@@ -34,5 +35,34 @@ int syscall_index_of(enum syscall_abi abi, const char *name)
 	for (int nr = 0; nr < SYSCALL_NR_SPAN; nr++)
 		if (tables[abi][nr] && strcmp(tables[abi][nr], name) == 0)
 			return syscall_index(abi, nr);
+	return -1;
+}
+
+int syscall_index_parse(enum syscall_abi abi, const char *name)
+{
+	int idx = syscall_index_of(abi, name);
+	char *end;
+	unsigned long nr;
+
+	if (idx >= 0 || (unsigned)abi >= ABI_COUNT)
+		return idx;
+	if (!strcmp(name, "syscall_out_of_range"))
+		return syscall_index(abi, SYSCALL_NR_OUT_OF_RANGE);
+	if (strncmp(name, "syscall_0x", 10) || !name[10])
+		return -1;
+	nr = strtoul(name + 10, &end, 16);
+	/* only the numbers the tables do not name are written so */
+	if (*end || nr >= SYSCALL_NR_OUT_OF_RANGE || tables[abi][nr])
+		return -1;
+	return syscall_index(abi, (long)nr);
+}
+
+const char *const syscall_abi_names[ABI_COUNT] = { "x86_64", "i386", "x32" };
+
+int syscall_abi_parse(const char *name)
+{
+	for (int abi = 0; abi < ABI_COUNT; abi++)
+		if (!strcmp(name, syscall_abi_names[abi]))
+			return abi;
 	return -1;
 }

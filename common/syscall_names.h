@@ -27,5 +27,13 @@ const char *syscall_index_name(int index, char *buf, size_t len);
 
 /* The counter index of a name in an ABI, or -1. */
 int syscall_index_of(enum syscall_abi abi, const char *name);
+/* The counter index of a name as syscall_index_name writes it (a kernel name,
+ * "syscall_0xN" or "syscall_out_of_range"), or -1. */
+int syscall_index_parse(enum syscall_abi abi, const char *name);
+
+/* The ABIs as syscalls.csv names them: "x86_64", "i386", "x32". */
+extern const char *const syscall_abi_names[ABI_COUNT];
+/* The ABI of a name, or -1. */
+int syscall_abi_parse(const char *name);
 
 #endif

@@ -82,6 +82,8 @@ struct image_record {
 	uint64_t calls[SYSCALL_INDEX_COUNT]; /* per syscall, both paths */
 	uint64_t ptraced_calls[SYSCALL_INDEX_COUNT]; /* per syscall, of them those that stopped */
 	uint64_t *results_seen, *errors;     /* per syscall; NULL until a result is seen */
+	uint64_t *time_ns;                   /* per syscall, the time spent in the calls;
+						NULL when times are not measured */
 	uint64_t ptraced, inprocess, early, instrument, ptrace_stops;
 	/* ptrace_stops split: process creation, exec and exit; the others before the
 	 * library was ready; the rest (tracer/stops.h) */

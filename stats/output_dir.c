@@ -35,7 +35,6 @@ static const char *const *const headers[OUTPUT_FILES] = {
 	[OUTPUT_SYSCALLS] = syscalls_header,
 	[OUTPUT_SITES] = sites_header,
 };
-static const char *const abi_names[ABI_COUNT] = { "x86_64", "i386", "x32" };
 
 static char *path_in(const struct output_dir *d, enum output_file which, bool partial)
 {
@@ -172,19 +171,22 @@ static void write_process_row(struct csv_writer *w, const struct image_record *i
 	csv_end_row(w);
 }
 
-static void write_syscall_rows(struct csv_writer *w, const struct image_record *img)
+/* With by_index (systrace -c), each row's calls summed into it as well. */
+static void write_syscall_rows(struct csv_writer *w, const struct image_record *img, struct syscall_count *by_index)
 {
 	char buf[32];
 
 	for (int i = 0; i < SYSCALL_INDEX_COUNT; i++) {
 		if (!img->calls[i])
 			continue;
+		if (by_index)
+			totals_add_syscall(by_index, img, i);
 		csv_u64(w, (uint64_t)img->pid);
 		csv_u64(w, img->image);
 		csv_str(w, syscall_index_name(i, buf, sizeof(buf)));
 		csv_u64(w, img->calls[i]);
 		write_optional(w, img->results_seen && img->results_seen[i], img->errors ? img->errors[i] : 0);
-		csv_str(w, abi_names[i / SYSCALL_NR_SPAN]);
+		csv_str(w, syscall_abi_names[i / SYSCALL_NR_SPAN]);
 		csv_u64(w, img->ptraced_calls[i]);
 		csv_u64(w, img->calls[i] - img->ptraced_calls[i]);
 		csv_end_row(w);
@@ -262,9 +264,16 @@ static void write_site_rows(struct csv_writer *w, const struct image_record *img
 void output_dir_image(struct output_dir *d, const struct image_record *img)
 {
 	write_process_row(&d->csv[OUTPUT_PROCESSES], img, &d->totals);
-	write_syscall_rows(&d->csv[OUTPUT_SYSCALLS], img);
+	write_syscall_rows(&d->csv[OUTPUT_SYSCALLS], img, d->syscalls);
 	write_site_rows(&d->csv[OUTPUT_SITES], img, &d->totals);
 	totals_add_image(&d->totals, img);
+	d->syscalls_timed |= img->time_ns != NULL;
+}
+
+void output_dir_count_syscalls(struct output_dir *d)
+{
+	if (!d->syscalls && !(d->syscalls = calloc(SYSCALL_INDEX_COUNT, sizeof(*d->syscalls))))
+		abort();
 }
 
 int output_dir_commit(struct output_dir *d, char *err, size_t errlen)
@@ -300,6 +309,8 @@ int output_dir_commit(struct output_dir *d, char *err, size_t errlen)
 	for (int i = 0; i < OUTPUT_FILES; i++)
 		fclose(d->file[i]);
 	free(d->dir);
+	free(d->syscalls);
+	d->syscalls = NULL;
 	return 0;
 }
 
@@ -316,4 +327,6 @@ void output_dir_discard(struct output_dir *d)
 	}
 	free(d->dir);
 	d->dir = NULL;
+	free(d->syscalls);
+	d->syscalls = NULL;
 }

@@ -17,12 +17,17 @@ struct output_dir {
 	FILE *file[OUTPUT_FILES];
 	struct csv_writer csv[OUTPUT_FILES];
 	struct totals totals;
+	/* per syscall index over the run, for systrace -c: NULL unless asked for */
+	struct syscall_count *syscalls;
+	bool syscalls_timed;  /* an image came with the times of its calls */
 };
 
 /* Creates the folder if needed and opens the temporary files. On failure returns -1
  * and puts a message naming the problem in err. */
 int output_dir_open(struct output_dir *d, const char *dir, char *err, size_t errlen);
 void output_dir_image(struct output_dir *d, const struct image_record *img);
+/* From now on, sums every image's calls per syscall into d->syscalls (freed with d). */
+void output_dir_count_syscalls(struct output_dir *d);
 /* Writes summary.csv and gives every file its final name; -1 with a message on failure. */
 int output_dir_commit(struct output_dir *d, char *err, size_t errlen);
 /* Removes the temporary files (on a failed run). */

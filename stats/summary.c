@@ -61,6 +61,22 @@ void totals_add_image(struct totals *t, const struct image_record *r)
 		t->processes_without_library++;
 }
 
+void totals_add_syscall(struct syscall_count *by_index, const struct image_record *r, int i)
+{
+	struct syscall_count *c = &by_index[i];
+
+	c->index = i;
+	c->calls += r->calls[i];
+	c->ptraced += r->ptraced_calls[i];
+	/* known for the row, as its errors field in syscalls.csv is */
+	if (r->results_seen && r->results_seen[i]) {
+		c->errors_known += r->calls[i];
+		c->errors += r->errors[i];
+	}
+	if (r->time_ns)
+		c->time_ns += r->time_ns[i];
+}
+
 void totals_set_costs(struct totals *t, uint64_t stop_ns, uint64_t inprocess_ns, uint64_t took_ns)
 {
 	t->costs_known = true;

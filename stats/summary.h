@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "image_record.h"
+#include "syscall_table.h"
 
 struct totals {
 	uint64_t syscalls, syscalls_early, syscalls_ptraced, syscalls_inprocess;
@@ -31,6 +32,9 @@ struct totals {
 };
 
 void totals_add_image(struct totals *t, const struct image_record *r);
+/* The image's calls of syscall index i added to by_index[i], as its row of
+ * syscalls.csv has them: the errors known when the image saw results of it. */
+void totals_add_syscall(struct syscall_count *by_index, const struct image_record *r, int i);
 
 /* The measured cost of one stop and of one in-process call, and the time measuring
  * took; the saving per call is their difference, at least 1. */

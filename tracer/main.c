@@ -120,6 +120,8 @@ int main(int argc, char **argv)
 		free(path);
 		return EXIT_SYSTRACE_FAILED;
 	}
+	if (opt.summary)
+		output_dir_count_syscalls(&out);
 	patching_setup(opt.patch, opt.prepatch);
 	libc_calls_setup(opt.libc_calls);
 	signals_setup();
@@ -176,6 +178,9 @@ int main(int argc, char **argv)
 	procfs_status_u64(getpid(), "VmHWM", 10, &out.totals.tracer_maxrss_kb);
 	if (opt.show_perf_stats)
 		summary_print(stderr, &out.totals);
+	if (opt.summary)
+		syscall_table_print(stderr, out.syscalls, SYSCALL_INDEX_COUNT,
+				    &(struct syscall_table_options){ opt.summary_sort, out.syscalls_timed, true, true });
 	if (output_dir_commit(&out, err, sizeof(err)) < 0) {
 		fprintf(stderr, "systrace: %s\n", err);
 		return EXIT_SYSTRACE_FAILED;

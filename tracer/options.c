@@ -27,6 +27,11 @@ static void usage(FILE *f)
 	      "Counts every syscall of COMMAND and all its processes and threads, per process\n"
 	      "image, per syscall and per call site, and writes them as CSV files.\n\n"
 	      "  -o, --output DIR     where the CSV files go (default ./systrace-out)\n"
+	      "  -c, --summary        print at the end, on stderr, the table of strace -c\n"
+	      "                       (per syscall: % time, seconds, usecs/call, calls, errors),\n"
+	      "                       with each syscall's calls in-process and ptraced\n"
+	      "  -S, --summary-sort-by=KEY  order that table by time, calls, name, errors,\n"
+	      "                       inprocess or ptraced (default: calls); implies -c\n"
 	      "      --show-perf-stats  print the summary to stderr at the end\n"
 	      "      --patch=MODE     off, single, unsafe or safe (default safe)\n"
 	      "      --prepatch       patch every site that can be at each image's start,\n"
@@ -48,6 +53,8 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 	enum { OPT_STATS = 256, OPT_PATCH, OPT_PREPATCH, OPT_SLOTS, OPT_LOG, OPT_LIBC_CALLS, OPT_VERSION };
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "summary", no_argument, NULL, 'c' },
+		{ "summary-sort-by", required_argument, NULL, 'S' },
 		{ "show-perf-stats", no_argument, NULL, OPT_STATS },
 		{ "patch", required_argument, NULL, OPT_PATCH },
 		{ "prepatch", no_argument, NULL, OPT_PREPATCH },
@@ -63,9 +70,17 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 	*o = (struct options){ .output_dir = "systrace-out", .patch = PATCH_SAFE, .region_slots = REGION_DEFAULT_SLOTS };
 	opterr = 0;
 	/* '+': stop at the command, so that its own options stay its own */
-	while ((c = getopt_long(argc, argv, "+:o:h", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:cS:h", longs, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->output_dir = optarg; break;
+		case 'c': o->summary = true; break;
+		case 'S':
+			if (syscall_sort_parse(optarg, &o->summary_sort) < 0) {
+				fprintf(stderr, "systrace: -S '%s': sort by %s\n", optarg, syscall_sort_keys);
+				return OPTIONS_USAGE_ERROR;
+			}
+			o->summary = true;
+			break;
 		case OPT_STATS: o->show_perf_stats = true; break;
 		case OPT_PREPATCH: o->prepatch = true; break;
 		case OPT_LOG: o->log = true; break;

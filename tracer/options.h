@@ -4,6 +4,8 @@
 
 #include <stdbool.h>
 
+#include "syscall_table.h"
+
 enum patch_mode { PATCH_OFF, PATCH_SINGLE, PATCH_UNSAFE, PATCH_SAFE };
 
 struct options {
@@ -14,6 +16,8 @@ struct options {
 	unsigned region_slots;  /* threads the shared region has counters for */
 	bool libc_calls;        /* name the libc entry point of each ptraced call (libc_calls.h) */
 	bool log;               /* write the temporal log (syscall_log.h) */
+	bool summary;           /* -c: print strace -c's table at the end */
+	enum syscall_sort summary_sort; /* -S: its order */
 	char **command; /* NULL-terminated */
 };
 

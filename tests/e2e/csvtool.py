@@ -39,6 +39,15 @@ Usable as a module (sys.path.insert(0, E2E_DIR); import csvtool) and as a comman
   csvtool.py known-report DIR REPORT_TEXT REPORT_CSV
       systrace-stats report's section on the known sites (its text, and the output of
       --csv --table known) agrees with DIR's files (check_known_report).
+  csvtool.py ctable TABLE_FILE DIR [--order KEY] [--strace STRACE_FILE [ABI] [name=N ...]]
+      systrace -c's table (or report --syscalls') in TABLE_FILE: strace -c's layout
+      with inprocess and ptraced after, total lines that sum the rows, every ABI's
+      counts equal to DIR's syscalls.csv and its totals to summary.csv; with --order,
+      the rows in the order of -S KEY; with --strace, the calls per name of ABI equal
+      strace -f -c's table plus the extra calls (as compare).
+  csvtool.py ctable-per-process TABLE_FILE DIR
+      report --syscalls --per-process: a table per image with syscalls, most first,
+      each headed with its processes.csv syscalls, adding up to the run's table.
   csvtool.py perfstats DIR STDERR_FILE
       the --show-perf-stats summary printed on stderr matches summary.csv.
 
@@ -220,7 +229,11 @@ def strace_tables(path):
 def compare(d, strace_file, abi="x86_64", extra=None, out=sys.stdout, skip=()):
     """DIR's counts for abi == strace's table for abi + extra, leaving out the names
     in skip. Returns a list of mismatch messages (empty when equal)."""
-    got = systrace_counts(d, abi)
+    return compare_counts(systrace_counts(d, abi), strace_file, abi, extra, out, skip)
+
+
+def compare_counts(got, strace_file, abi="x86_64", extra=None, out=sys.stdout, skip=()):
+    """compare(), with systrace's counts given (name -> calls)."""
     expected = collections.Counter(strace_tables(strace_file).get(abi, {}))
     for name, n in (extra or {}).items():
         expected[name] += n
@@ -237,6 +250,237 @@ def compare(d, strace_file, abi="x86_64", extra=None, out=sys.stdout, skip=()):
         if g != e:
             problems.append(f"{abi} {name}: systrace counted {g}, strace -c + extra says {e}")
     return problems
+
+
+# systrace -c's table (and report --syscalls'): strace -c's columns, then two more
+CTABLE_COLUMNS = ["% time", "seconds", "usecs/call", "calls", "errors", "syscall", "inprocess", "ptraced"]
+CTABLE_PROCESS = re.compile(r"^ (.*) \(pid (-?\d+), image (\d+)\), (\d+) syscalls, (\d+\.\d)%$")
+CTABLE_ALL = re.compile(r"^ all processes \((\d+) with syscalls(, the first shown: --limit)?\), (\d+) syscalls$")
+
+
+def ctable_cells(line, spans, where):
+    """A line of the table cut by the dashes' columns: its cells, stripped; a cell
+    that spills out of its column (or text between columns) is a layout error."""
+    cells = []
+    for k, (a, b) in enumerate(spans):
+        if a and line[a - 1:a].strip():
+            raise CheckError(f"{where}: text before column {CTABLE_COLUMNS[k]!r} in {line!r}")
+        cells.append(line[a:b].strip())
+    if line[spans[-1][1]:].strip():
+        raise CheckError(f"{where}: text after the last column in {line!r}")
+    return cells
+
+
+def ctable_row(cells, where):
+    def num(v, kind):
+        if v == "":
+            return None
+        try:
+            return kind(v)
+        except ValueError:
+            raise CheckError(f"{where}: {v!r} is not a number")
+    r = {"percent": num(cells[0], float), "seconds": num(cells[1], float), "usecs": num(cells[2], int),
+         "calls": num(cells[3], int), "errors_blank": cells[4] == "", "errors": num(cells[4], int) or 0,
+         "name": cells[5], "inprocess": num(cells[6], int), "ptraced": num(cells[7], int)}
+    if None in (r["percent"], r["seconds"], r["usecs"], r["calls"]) or not r["name"]:
+        raise CheckError(f"{where}: a cell of % time, seconds, usecs/call, calls or syscall is empty: {cells}")
+    return r
+
+
+def ctables(text, where="the table"):
+    """The tables of systrace -c in text, in order: a list of {abi, header, dashes,
+    rows, total, heading} (heading: the --per-process line before it, or None), and
+    the note lines. Checks the layout: each header label in its column (the numbers
+    right-aligned under it, the name left-aligned), every line within the columns."""
+    lines = text.splitlines()
+    tables, notes = [], []
+    abi, heading = "x86_64", None
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = STRACE_MODE.match(line)
+        if m:
+            abi = {"32 bit": "i386", "x32": "x32", "64 bit": "x86_64"}.get(m.group(1), m.group(1))
+            i += 1
+            continue
+        if CTABLE_PROCESS.match(line) or CTABLE_ALL.match(line):
+            heading, abi = line, "x86_64"
+            i += 1
+            continue
+        if line.startswith("note: "):
+            notes.append(line)
+        if not line.startswith("% time"):
+            i += 1
+            continue
+        if i + 1 >= len(lines):
+            raise CheckError(f"{where}: a header with no dashes under it")
+        header, dashes = line, lines[i + 1]
+        spans = [(m.start(), m.end()) for m in re.finditer(r"-+", dashes)]
+        if len(spans) != len(CTABLE_COLUMNS):
+            raise CheckError(f"{where}: {len(spans)} columns of dashes, expected {len(CTABLE_COLUMNS)}: {dashes!r}")
+        for k, (label, (a, b)) in enumerate(zip(CTABLE_COLUMNS, spans)):
+            cell = header[a:b]
+            aligned = cell.startswith(label) if label == "syscall" else cell.endswith(label)
+            if cell.strip() != label or not aligned:
+                raise CheckError(f"{where}: header column {k + 1} is {cell!r}, expected {label!r} aligned as strace aligns it")
+        rows = []
+        j = i + 2
+        while j < len(lines) and not set(lines[j]) <= set("- "):
+            rows.append(ctable_row(ctable_cells(lines[j], spans, where), where))
+            j += 1
+        if j + 1 >= len(lines) or lines[j] != dashes:
+            raise CheckError(f"{where}: a table with no dashes and total line at its end")
+        total = ctable_row(ctable_cells(lines[j + 1], spans, where), where)
+        if total["name"] != "total":
+            raise CheckError(f"{where}: the line after the closing dashes is not the total: {lines[j + 1]!r}")
+        tables.append({"abi": abi, "header": header, "dashes": dashes, "rows": rows, "total": total,
+                       "heading": heading})
+        i = j + 2
+    if not tables:
+        raise CheckError(f"{where}: no table (no line starting with '% time')")
+    return tables, notes
+
+
+def ctable_counts(tables, abi="x86_64", field="calls"):
+    """name -> field summed over the tables of abi."""
+    counts = collections.Counter()
+    for t in tables:
+        if t["abi"] == abi:
+            for r in t["rows"]:
+                counts[r["name"]] += r[field] or 0
+    return counts
+
+
+def check_ctable_totals(tables):
+    """Each table's total line sums its rows; % time adds up to 100 where there is time."""
+    problems = []
+    for t in tables:
+        for field in ("calls", "errors", "inprocess", "ptraced"):
+            s = sum(r[field] or 0 for r in t["rows"])
+            if s != (t["total"][field] or 0):
+                problems.append(f"{t['abi']} table: the rows' {field} sum to {s}, the total line says {t['total'][field]}")
+        for r in t["rows"]:
+            if r["inprocess"] is not None and r["inprocess"] + r["ptraced"] != r["calls"]:
+                problems.append(f"{r['name']}: inprocess {r['inprocess']} + ptraced {r['ptraced']} != calls {r['calls']}")
+        if t["total"]["percent"] != 100.0:
+            problems.append(f"{t['abi']} table: the total's % time is {t['total']['percent']}, not 100.00")
+        if t["total"]["seconds"] and abs(sum(r["percent"] for r in t["rows"]) - 100) > 0.01 * len(t["rows"]) + 0.01:
+            problems.append(f"{t['abi']} table: % time adds up to {sum(r['percent'] for r in t['rows'])}")
+    return problems
+
+
+def check_ctable_files(text, d):
+    """The table(s) against DIR's files: per ABI and name, calls, in-process, ptraced
+    and the errors known equal the sums of syscalls.csv; the totals equal summary.csv;
+    the errors note counts the calls whose errors are known."""
+    tables, notes = ctables(text)
+    problems = check_ctable_totals(tables)
+    want = collections.defaultdict(collections.Counter)
+    known = calls = 0
+    for r in load_syscalls(d):
+        k = (row_abi(r), r["syscall"])
+        n = to_int(r["calls"], f"syscalls.csv {r}")
+        want[k]["calls"] += n
+        want[k]["ptraced"] += to_int(r["ptraced"], f"syscalls.csv {r}")
+        want[k]["inprocess"] += to_int(r["inprocess"], f"syscalls.csv {r}")
+        want[k]["errors"] += to_int(r["errors"] or "0", f"syscalls.csv {r}")
+        known += n if r["errors"] != "" else 0
+        calls += n
+    got = collections.defaultdict(collections.Counter)
+    for t in tables:
+        for r in t["rows"]:
+            for field in ("calls", "ptraced", "inprocess", "errors"):
+                got[(t["abi"], r["name"])][field] += r[field] or 0
+    for k in sorted(set(want) | set(got)):
+        if want[k] != got[k]:
+            problems.append(f"{k[0]} {k[1]}: the table has {dict(got[k])}, syscalls.csv sums to {dict(want[k])}")
+    summary = load_summary(d)
+    for field, key in (("calls", "syscalls"), ("ptraced", "syscalls_ptraced"), ("inprocess", "syscalls_inprocess")):
+        s = sum(t["total"][field] for t in tables)
+        if s != summary[key]:
+            problems.append(f"the total lines' {field} add up to {s}, summary.csv {key} is {summary[key]}")
+    note = [n for n in notes if n.startswith("note: errors are known for ")]
+    if known < calls and not any(f"for {known} of the {calls} calls" in n for n in note):
+        problems.append(f"no note 'errors are known for {known} of the {calls} calls': {notes}")
+    if known == calls and note:
+        problems.append(f"a note on unknown errors, but every row of syscalls.csv has its errors: {note}")
+    return problems
+
+
+def check_ctable_order(text, key):
+    """Every table's rows in the order of -S KEY: numbers largest first, names in
+    byte order (`name`); by calls for `time` when no time was measured."""
+    tables, _ = ctables(text)
+    problems = []
+    for t in tables:
+        timed = any(r["seconds"] for r in t["rows"])
+        field = {"time": "seconds" if timed else "calls"}.get(key, key)
+        values = [r["name"] if field == "name" else (r[field] or 0) for r in t["rows"]]
+        if field == "name":
+            ok = values == sorted(values, key=lambda v: v.encode())
+        else:
+            ok = values == sorted(values, reverse=True)
+        if not ok:
+            problems.append(f"{t['abi']} table: not in the order of -S {key}: {values}")
+    return problems
+
+
+def check_ctable_per_process(text, d):
+    """report --syscalls --per-process: a table per process image with syscalls (a
+    heading `NAME (pid P, image I), N syscalls, X%` above, N its total's calls and
+    its processes.csv row's syscalls), most syscalls first, then `all processes`:
+    the run's table, whose every row is the sum of the processes' rows."""
+    tables, _ = ctables(text)
+    problems = []
+    blocks = collections.OrderedDict()
+    for t in tables:
+        if t["heading"] is None:
+            problems.append("a table with no heading line above it")
+            continue
+        blocks.setdefault(t["heading"], []).append(t)
+    headings = list(blocks)
+    if not headings or not CTABLE_ALL.match(headings[-1]):
+        return problems + [f"the last table is not headed ' all processes (N with syscalls), M syscalls': {headings[-1:]}"]
+    all_tables = blocks.pop(headings[-1])
+    per_key = collections.Counter()
+    sizes = []
+    summed = collections.defaultdict(collections.Counter)
+    for h, ts in blocks.items():
+        m = CTABLE_PROCESS.match(h)
+        if not m:
+            problems.append(f"heading {h!r} is not 'NAME (pid P, image I), N syscalls, X%'")
+            continue
+        n = int(m.group(4))
+        total = sum(t["total"]["calls"] for t in ts)
+        if total != n:
+            problems.append(f"{h}: its tables' totals add up to {total} calls")
+        per_key[(m.group(2), m.group(3))] += n
+        sizes.append(n)
+        for t in ts:
+            for r in t["rows"]:
+                for field in ("calls", "errors", "inprocess", "ptraced"):
+                    summed[(t["abi"], r["name"])][field] += r[field] or 0
+    if sizes != sorted(sizes, reverse=True):
+        problems.append(f"the processes are not most syscalls first: {sizes}")
+    rows = collections.Counter()
+    for r in load_processes(d):
+        rows[(r["pid"], r["image"])] += to_int(r["syscalls"], "processes.csv syscalls")
+    rows = collections.Counter({k: v for k, v in rows.items() if v})
+    if rows != per_key:
+        problems.append(f"the headings' syscalls per (pid, image) {dict(per_key)} are not processes.csv's {dict(rows)}")
+    m = CTABLE_ALL.match(headings[-1])
+    if int(m.group(1)) != sum(1 for r in load_processes(d) if r["syscalls"] != "0") and not m.group(2):
+        problems.append(f"{headings[-1]}: processes.csv has {sum(1 for r in load_processes(d) if r['syscalls'] != '0')} rows with syscalls")
+    whole = collections.defaultdict(collections.Counter)
+    for t in all_tables:
+        for r in t["rows"]:
+            for field in ("calls", "errors", "inprocess", "ptraced"):
+                whole[(t["abi"], r["name"])][field] += r[field] or 0
+    if not m.group(2):
+        for k in sorted(set(whole) | set(summed)):
+            if whole[k] != summed[k]:
+                problems.append(f"{k[0]} {k[1]}: the processes' tables add up to {dict(summed[k])}, the run's table has {dict(whole[k])}")
+    return problems + check_ctable_totals(all_tables)
 
 
 def row_counts(d, name, abi="x86_64"):
@@ -853,6 +1097,26 @@ def main(argv):
             return report(problems)
         if cmd == "known-report":
             return report(check_known_report(*args[:3]))
+        if cmd == "ctable":
+            # ctable TABLE_FILE DIR [--order KEY] [--strace STRACE_FILE [ABI] [name=N ...]]
+            text = open(args[0], errors="replace").read()
+            problems = check_ctable_files(text, args[1])
+            rest = args[2:]
+            if rest[:1] == ["--order"]:
+                problems += check_ctable_order(text, rest[1])
+                rest = rest[2:]
+            if rest[:1] == ["--strace"]:
+                abi, extra = "x86_64", {}
+                for a in rest[2:]:
+                    if "=" in a:
+                        name, n = a.split("=", 1)
+                        extra[name] = extra.get(name, 0) + int(n)
+                    else:
+                        abi = a
+                problems += compare_counts(ctable_counts(ctables(text)[0], abi), rest[1], abi, extra)
+            return report(problems)
+        if cmd == "ctable-per-process":
+            return report(check_ctable_per_process(open(args[0], errors="replace").read(), args[1]))
         if cmd == "perfstats":
             return report(check_perfstats(args[0], args[1]))
     except CheckError as e:

@@ -253,6 +253,17 @@ strace_count() {
 	return 0
 }
 
+# stats NAME ARGS...: `$SYSTRACE_STATS ARGS...` (the sanitized systrace-stats),
+# stdout to $TMPDIR/NAME.out, stderr to $TMPDIR/NAME.err; sets STATS_STATUS; records
+# a failure on a sanitizer report.
+stats() {
+	_n=$1
+	shift
+	"${SYSTRACE_STATS:?SYSTRACE_STATS is not set}" "$@" >"$TMPDIR/$_n.out" 2>"$TMPDIR/$_n.err"
+	STATS_STATUS=$?
+	no_sanitizer_report "$TMPDIR/$_n.err" "systrace-stats $*"
+}
+
 # csvtool SUBCOMMAND ARGS...: see csvtool.py.
 csvtool() {
 	python3 "$CSVTOOL" "$@"

@@ -22,15 +22,6 @@ P=$PROGRAMS
 D=$TMPDIR/run
 export E2E_DIR D
 
-# stats NAME ARGS...: runs systrace-stats into $TMPDIR/NAME.out/.err; sets STATS_STATUS
-stats() {
-	_n=$1
-	shift
-	"$SYSTRACE_STATS" "$@" >"$TMPDIR/$_n.out" 2>"$TMPDIR/$_n.err"
-	STATS_STATUS=$?
-	no_sanitizer_report "$TMPDIR/$_n.err" "systrace-stats $*"
-}
-
 echo "== the run"
 st_run_clean known "$D" /bin/sh -c "$P/getppid_loop 1; $P/getppid_loop 500; $P/fork_tree"
 [ -f "$D/summary.csv" ] || fail "no CSV files"

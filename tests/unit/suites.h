@@ -34,6 +34,7 @@ Suite *restarts_suite(void);
 Suite *stops_suite(void);
 Suite *counting_suite(void);
 Suite *site_history_suite(void);
+Suite *syscall_table_suite(void);
 
 /* A one-test-case suite, the common shape here. */
 Suite *single_case_suite(const char *name, const TTest *const *tests);

@@ -80,8 +80,33 @@ START_TEST(commands_resolve_like_execvp)
 }
 END_TEST
 
+START_TEST(summary_table_and_its_order)
+{
+	struct options o;
+	char *none[] = { "systrace", "--", "true", NULL };
+	char *c[] = { "systrace", "-c", "--", "true", NULL };
+	char *s[] = { "systrace", "-S", "name", "--", "true", NULL };
+	char *longs[] = { "systrace", "--summary", "--summary-sort-by=errors", "--", "true", NULL };
+	char *bad[] = { "systrace", "-S", "fastest", "--", "true", NULL };
+
+	ck_assert_int_eq(parse(&o, none), OPTIONS_RUN);
+	ck_assert(!o.summary);
+	ck_assert_int_eq(parse(&o, c), OPTIONS_RUN);
+	ck_assert(o.summary);
+	ck_assert_int_eq(o.summary_sort, SYSCALL_SORT_DEFAULT);
+	/* -S alone asks for the table too */
+	ck_assert_int_eq(parse(&o, s), OPTIONS_RUN);
+	ck_assert(o.summary);
+	ck_assert_int_eq(o.summary_sort, SYSCALL_SORT_NAME);
+	ck_assert_int_eq(parse(&o, longs), OPTIONS_RUN);
+	ck_assert_int_eq(o.summary_sort, SYSCALL_SORT_ERRORS);
+	ck_assert_int_eq(parse(&o, bad), OPTIONS_USAGE_ERROR);
+}
+END_TEST
+
 Suite *options_suite(void)
 {
 	return single_case_suite("options", (const TTest *const[]){
-		defaults_and_command, all_options, bad_usage_is_refused, commands_resolve_like_execvp, NULL });
+		defaults_and_command, all_options, bad_usage_is_refused, commands_resolve_like_execvp,
+		summary_table_and_its_order, NULL });
 }

@@ -161,11 +161,53 @@ START_TEST(saving_is_the_difference_and_at_least_1)
 }
 END_TEST
 
+/* systrace -c's sums: per syscall, both paths, the errors where a result was seen
+ * (as syscalls.csv has them), and the times when the image has them. */
+START_TEST(per_syscall_totals_follow_syscalls_csv)
+{
+	struct syscall_count *by = calloc(SYSCALL_INDEX_COUNT, sizeof(*by));
+	struct image_record *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	uint64_t seen[SYSCALL_INDEX_COUNT] = { 0 }, errors[SYSCALL_INDEX_COUNT] = { 0 };
+	uint64_t times[SYSCALL_INDEX_COUNT] = { 0 };
+
+	ck_assert(by && a && b);
+	a->calls[0] = 10; /* read: 4 stopped */
+	a->ptraced_calls[0] = 4;
+	a->calls[59] = 2; /* execve: 1 failed */
+	a->ptraced_calls[59] = 2;
+	seen[59] = 2;
+	errors[59] = 1;
+	a->results_seen = seen;
+	a->errors = errors;
+	b->calls[0] = 5;
+	times[0] = 700;
+	b->time_ns = times;
+	for (int i = 0; i < SYSCALL_INDEX_COUNT; i++) {
+		if (a->calls[i])
+			totals_add_syscall(by, a, i);
+		if (b->calls[i])
+			totals_add_syscall(by, b, i);
+	}
+	ck_assert_int_eq(by[0].index, 0);
+	ck_assert_uint_eq(by[0].calls, 15);
+	ck_assert_uint_eq(by[0].ptraced, 4);
+	ck_assert_uint_eq(by[0].errors_known, 0);
+	ck_assert_uint_eq(by[0].time_ns, 700);
+	ck_assert_int_eq(by[59].index, 59);
+	ck_assert_uint_eq(by[59].errors, 1);
+	ck_assert_uint_eq(by[59].errors_known, 2);
+	ck_assert_uint_eq(by[1].calls, 0);
+	free(by);
+	free(a);
+	free(b);
+}
+END_TEST
+
 Suite *summary_suite(void)
 {
 	return single_case_suite("summary", (const TTest *const[]){
 		percent_pairs_add_up_to_100, percent_pair_rounds_to_hundredths, totals_sum_rows,
 		printed_summary_has_every_key_and_percentages, printed_summary_ends_with_stops_per_process,
 		summary_csv_has_header_and_rows, costs_are_empty_until_measured,
-		saving_is_the_difference_and_at_least_1, NULL });
+		saving_is_the_difference_and_at_least_1, per_syscall_totals_follow_syscalls_csv, NULL });
 }

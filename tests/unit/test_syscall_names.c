@@ -41,9 +41,32 @@ START_TEST(unknown_numbers_get_a_generated_name)
 }
 END_TEST
 
+/* Every name syscalls.csv can hold is read back to its index. */
+START_TEST(names_parse_back_to_their_index)
+{
+	char buf[32];
+
+	for (int i = 0; i < SYSCALL_INDEX_COUNT; i++) {
+		enum syscall_abi abi = (enum syscall_abi)(i / SYSCALL_NR_SPAN);
+		const char *name = syscall_index_name(i, buf, sizeof(buf));
+
+		ck_assert_msg(syscall_index_parse(abi, name) == i, "%s (%s) parses to %d, not %d", name,
+			      syscall_abi_names[abi], syscall_index_parse(abi, name), i);
+	}
+	ck_assert_int_eq(syscall_index_parse(ABI_X86_64, "syscall_0x"), -1);
+	ck_assert_int_eq(syscall_index_parse(ABI_X86_64, "syscall_0x0"), -1);  /* read has a name */
+	ck_assert_int_eq(syscall_index_parse(ABI_X86_64, "syscall_0x3e8z"), -1);
+	ck_assert_int_eq(syscall_index_parse(ABI_X86_64, "syscall_0x3ff"), -1); /* out of range is named so */
+	ck_assert_int_eq(syscall_index_parse(ABI_X86_64, "frobnicate"), -1);
+	ck_assert_int_eq(syscall_abi_parse("i386"), ABI_I386);
+	ck_assert_int_eq(syscall_abi_parse("x32"), ABI_X32);
+	ck_assert_int_eq(syscall_abi_parse("arm"), -1);
+}
+END_TEST
+
 Suite *syscall_names_suite(void)
 {
 	return single_case_suite("syscall_names", (const TTest *const[]){
 		native_names_match_the_headers, other_abis_have_their_own_numbers,
-		unknown_numbers_get_a_generated_name, NULL });
+		unknown_numbers_get_a_generated_name, names_parse_back_to_their_index, NULL });
 }
