@@ -151,6 +151,8 @@ install: $(BUILD)/systrace $(BUILD)/libsystrace.so $(BUILD)/systrace-stats
 	install -D -m 755 $(BUILD)/systrace $(DESTDIR)$(PREFIX)/bin/systrace
 	install -D -m 755 $(BUILD)/systrace-stats $(DESTDIR)$(PREFIX)/bin/systrace-stats
 	install -D -m 644 $(BUILD)/libsystrace.so $(DESTDIR)$(PREFIX)/lib/systrace/libsystrace.so
+	install -D -m 644 man/systrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/systrace.1
+	install -D -m 644 man/systrace-stats.1 $(DESTDIR)$(PREFIX)/share/man/man1/systrace-stats.1
 
 clean:
 	rm -rf $(BUILD)

@@ -31,7 +31,9 @@ static void html_usage(FILE *out)
 {
 	fprintf(out, "usage: systrace-stats html [-o FILE] DIR\n"
 		     "  a self-contained HTML page (no network): summary figures, a timeline of the process\n"
-		     "  images, and the syscalls of the busiest processes by path. -o FILE (default: stdout)\n");
+		     "  images, and the syscalls of the busiest processes by path.\n"
+		     "  -o, --output FILE  where the page goes (default: stdout)\n"
+		     "  -h, --help         show this help\n");
 }
 
 /* The executables, each once, in the order met; processes refer to them by index. */

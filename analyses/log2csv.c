@@ -45,6 +45,7 @@ static void usage(FILE *out)
 		"                     entries before a truncated last one, the rows before a corrupt\n"
 		"                     entry, the sites before a bad row of the sites file (entries\n"
 		"                     naming sites it lacks get no object); warnings say where\n"
+		"  -h, --help         show this help\n"
 		"Memory: the log is cut into chunks of %u entries (fewer if their rows could\n"
 		"pass %u MiB); at most %u chunks per thread are formatted and not yet written,\n"
 		"and the log is mapped with the pages converted given back, so a log of any size\n"

@@ -121,7 +121,10 @@ static void export_usage(FILE *out)
 		     "  the run as Chrome/Perfetto trace-event JSON (open it in ui.perfetto.dev or\n"
 		     "  chrome://tracing): a track per process image with its lifetime, its patches (when\n"
 		     "  sites.csv has patched_ns) and, with the temporal log (--log), every syscall on its\n"
-		     "  thread. -o FILE (default: stdout); --max-syscalls N: at most N syscall events.\n");
+		     "  thread.\n"
+		     "  -o, --output FILE   where the JSON goes (default: stdout)\n"
+		     "  --max-syscalls N    at most N syscall events (the cap is said in the metadata)\n"
+		     "  -h, --help          show this help\n");
 }
 
 static int parse_export_options(int argc, char **argv, struct export_options *o)
