@@ -37,7 +37,7 @@ PROGRAMS    := $(PROGRAM_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%) \
 obj = $(addprefix $(BUILD)/$(1)/,$(addsuffix .o,$(basename $(2))))
 
 .PHONY: all deps check check-static check-unit check-e2e stress install clean demo bench bench-inprocess bench-log2csv programs fuzz fuzz-deps
-all: $(BUILD)/systrace $(BUILD)/libsystrace.so $(BUILD)/systrace-stats
+all: $(BUILD)/systrace $(BUILD)/systrace-stats
 
 # Install missing dependencies once (apt-get; see scripts/install-deps.sh).
 deps: $(BUILD)/.deps
@@ -79,26 +79,23 @@ $(BUILD)/systrace-stats: $(call obj,plain,analyses/main.c $(ANALYSES_SRC) $(COMM
 $(BUILD)/asan/systrace-stats: $(call obj,asan,analyses/main.c $(ANALYSES_SRC) $(COMMON_SRC) $(GEN_SRC))
 	$(CC) $(CFLAGS) $(SANITIZE) -pthread -o $@ $^ -lm
 
-# The preloaded library: libc's getenv and nothing else, no sanitizers (it runs in
-# every traced process), one obvious file. Two segments (code, data) and no RELRO:
-# the loader's every mmap and mprotect for it is a ptrace stop in every process.
-$(BUILD)/libsystrace.so: preload/libsystrace.c preload/region.h preload/gate.h
-	$(CC) -D_GNU_SOURCE -Ipreload $(CFLAGS) $(WARN) -fPIC -shared -nostartfiles -fno-stack-protector \
-		-Wl,-z,now -Wl,-z,norelro -Wl,-z,noseparate-code -o $@ $<
-
 $(BUILD)/unit-tests: $(call obj,plain,$(UNIT_SRC) $(LIB_SRC) $(ANALYSES_SRC) $(GEN_SRC))
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) $(CHECK_LIBS)
 $(BUILD)/asan/unit-tests: $(call obj,asan,$(UNIT_SRC) $(LIB_SRC) $(ANALYSES_SRC) $(GEN_SRC))
 	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(LIBS) $(CHECK_LIBS)
 
-# Test programs: plain C, threads allowed; *_static.c are linked statically.
+# Test programs: plain C, threads allowed; *_static.c are linked statically,
+# *_at_gate.c with their section .at_gate at the gate address (preload/gate.h).
+GATE_HEX := $(shell sed -n 's/^\#define SYSTRACE_GATE_HEX \(0x[0-9a-f]*\).*/\1/p' preload/gate.h)
+AT_GATE := -no-pie -Wl,--section-start=.at_gate=$(GATE_HEX)
 programs: $(PROGRAMS)
 $(BUILD)/tests/programs/%.so: tests/programs/%.c
 	@mkdir -p $(@D)
 	$(CC) -O1 -g $(WARN) -Ipreload -fPIC -shared -o $@ $<
 $(BUILD)/tests/programs/%: tests/programs/%.c $(wildcard tests/programs/*.h)
 	@mkdir -p $(@D)
-	$(CC) -O1 -g $(WARN) -pthread $(if $(findstring _static,$*),-static) -o $@ $<
+	$(CC) -O1 -g $(WARN) -pthread $(if $(findstring _static,$*),-static) \
+		$(if $(findstring _at_gate,$*),$(AT_GATE)) -o $@ $<
 
 check: check-static check-unit check-e2e
 # no include cycle among the modules of a folder (their layers: docs/architecture.md)
@@ -107,18 +104,13 @@ check-static:
 check-unit: $(BUILD)/unit-tests $(BUILD)/asan/unit-tests
 	$(BUILD)/unit-tests
 	$(BUILD)/asan/unit-tests
-check-e2e: $(BUILD)/systrace $(BUILD)/asan/systrace $(BUILD)/libsystrace.so $(BUILD)/asan/libsystrace.so $(BUILD)/asan/systrace-stats $(PROGRAMS)
+check-e2e: $(BUILD)/systrace $(BUILD)/asan/systrace $(BUILD)/asan/systrace-stats $(PROGRAMS)
 	sh tests/e2e/run-all.sh $(BUILD)
-
-# the ASan build of systrace finds the library next to itself
-$(BUILD)/asan/libsystrace.so: $(BUILD)/libsystrace.so
-	@mkdir -p $(@D)
-	cp $< $@
 
 # the threaded hazard programs many times over (STRESS_RUNS, default 200 each)
 STRESS_RUNS ?= 200
 STRESS_MODES ?= safe
-stress: $(BUILD)/systrace $(BUILD)/libsystrace.so $(PROGRAMS)
+stress: $(BUILD)/systrace $(PROGRAMS)
 	sh tests/stress.sh $(BUILD) $(STRESS_RUNS) "$(STRESS_MODES)"
 
 # systrace-stats log2csv on a generated log of LOG_ENTRIES (default 50 million) entries
@@ -137,20 +129,19 @@ $(BUILD)/fuzz/fuzz_log: $(FUZZ_SRC) $(GEN_SRC) | fuzz-deps
 	clang -D_GNU_SOURCE -Icommon -Ianalyses $(CFLAGS) $(WARN) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-pthread -o $@ $^
 
-demo: $(BUILD)/systrace $(BUILD)/libsystrace.so
+demo: $(BUILD)/systrace
 	sh workload/run-demo.sh $(BUILD)/systrace
 
-bench: $(BUILD)/systrace $(BUILD)/libsystrace.so
+bench: $(BUILD)/systrace
 	sh bench/run.sh $(BUILD)/systrace
 
 # getppid under the allow-all filter baseline, and the patch modes side by side
-bench-inprocess: $(BUILD)/systrace $(BUILD)/libsystrace.so
+bench-inprocess: $(BUILD)/systrace
 	sh bench/run-inprocess.sh $(BUILD)/systrace getppid threads
 
-install: $(BUILD)/systrace $(BUILD)/libsystrace.so $(BUILD)/systrace-stats
+install: $(BUILD)/systrace $(BUILD)/systrace-stats
 	install -D -m 755 $(BUILD)/systrace $(DESTDIR)$(PREFIX)/bin/systrace
 	install -D -m 755 $(BUILD)/systrace-stats $(DESTDIR)$(PREFIX)/bin/systrace-stats
-	install -D -m 644 $(BUILD)/libsystrace.so $(DESTDIR)$(PREFIX)/lib/systrace/libsystrace.so
 	install -D -m 644 man/systrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/systrace.1
 	install -D -m 644 man/systrace-stats.1 $(DESTDIR)$(PREFIX)/share/man/man1/systrace-stats.1
 

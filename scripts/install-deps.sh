@@ -38,8 +38,9 @@ fi
 
 pc_modules="libelf capstone libunwind-ptrace check"
 # chromium: the HTML report's test loads the page headless (tests/e2e/test_html_report.sh);
-# man: the man pages' test renders them (tests/e2e/test_man.sh)
-tools="pkg-config strace python3 chromium man"
+# man: the man pages' test renders them (tests/e2e/test_man.sh);
+# valgrind: tests/e2e/test_valgrind.sh runs programs under it
+tools="pkg-config strace python3 chromium man valgrind"
 missing=0
 for t in $tools; do command -v "$t" >/dev/null 2>&1 || missing=1; done
 [ -x /usr/bin/time ] || missing=1 # the memory test measures with it
@@ -47,5 +48,6 @@ if [ "$missing" = 0 ] && pkg-config --exists $pc_modules 2>/dev/null; then
 	exit 0
 fi
 apt_install "build dependencies ($pc_modules)" \
-	pkg-config libelf-dev libcapstone-dev libunwind-dev check strace linux-libc-dev time python3 chromium man-db
+	pkg-config libelf-dev libcapstone-dev libunwind-dev check strace linux-libc-dev time python3 chromium man-db \
+	valgrind
 pkg-config --exists $pc_modules

@@ -21,7 +21,7 @@ struct libc_entry {
 /* What became of a site in an image: sites.csv's state column (`patched`,
  * `pending`, `unpatchable:<reason>`). */
 enum site_state {
-	SITE_PENDING,      /* not decided: it ran only before the library was ready, or its
+	SITE_PENDING,      /* not decided: it ran only before the in-process path was up, or its
 	                      patch waits for a later trap */
 	SITE_PATCHED,
 	SITE_UNPATCHABLE,  /* why: site_record.reason */
@@ -52,17 +52,16 @@ struct site_record {
 
 enum image_end { IMAGE_RUNNING, IMAGE_EXITED, IMAGE_SIGNALED, IMAGE_EXECED };
 
-/* The preloaded library in an image: processes.csv's library column, `ready` or why
- * not (docs/output.md). */
+/* An image's in-process path: processes.csv's library column, `ready` or why not
+ * (docs/output.md). */
 enum image_library {
-	LIBRARY_IS_OFF,             /* --patch=off: none was given */
-	LIBRARY_IS_ABSENT,          /* it never spoke: a static program, no LD_PRELOAD */
+	LIBRARY_IS_OFF,             /* --patch=off */
+	LIBRARY_IS_ABSENT,          /* never set up: a static program (no loader) */
 	LIBRARY_IS_READY,
-	LIBRARY_IS_REGION_UNREACHABLE, /* it could not open or map the region */
+	LIBRARY_IS_REGION_UNREACHABLE, /* the image could not open or map the region */
 	LIBRARY_IS_GATE_TAKEN,      /* something else is mapped at the gate address */
 	LIBRARY_IS_REGION_FULL,     /* no counter slot was free */
 	LIBRARY_IS_PROGRAM_SETS_GS, /* the program took %gs for itself */
-	LIBRARY_IS_THREADS_BEFORE,  /* threads ran before it was ready */
 	IMAGE_LIBRARY_COUNT
 };
 
@@ -86,7 +85,7 @@ struct image_record {
 						NULL when times are not measured */
 	uint64_t ptraced, inprocess, early, instrument, ptrace_stops;
 	/* ptrace_stops split: process creation, exec and exit; the others before the
-	 * library was ready; the rest (tracer/stops.h) */
+	 * in-process path was up; the rest (tracer/stops.h) */
 	uint64_t stops_lifecycle, stops_early, stops_late;
 	uint64_t restarted;                  /* kernel restarts after a signal, not counted as calls */
 

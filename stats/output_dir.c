@@ -102,7 +102,6 @@ const char *image_library_name(enum image_library l)
 		[LIBRARY_IS_GATE_TAKEN] = "gate-address-taken",
 		[LIBRARY_IS_REGION_FULL] = "region-full",
 		[LIBRARY_IS_PROGRAM_SETS_GS] = "program-sets-gs",
-		[LIBRARY_IS_THREADS_BEFORE] = "threads-before-library",
 	};
 
 	return (unsigned)l < IMAGE_LIBRARY_COUNT ? names[l] : "";

@@ -161,7 +161,7 @@ void summary_print(FILE *f, const struct totals *totals)
 #undef COST_LINE
 	print_pair(f, "syscalls ptraced (slow)", "syscalls in-process (fast)",
 		   t->syscalls_ptraced, t->syscalls);
-	print_pair(f, "syscalls early (before the library was ready)", "syscalls late",
+	print_pair(f, "syscalls early (before the in-process path was up)", "syscalls late",
 		   t->syscalls_early, t->syscalls);
 	print_stops_per_process(f, t);
 }

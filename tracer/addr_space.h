@@ -16,7 +16,7 @@
  * (patch_site_state): written or stale is `patched`, refused `unpatchable`, the
  * rest `pending`. */
 enum patch_state {
-	PATCH_UNPLANNED,  /* seen, not looked at (a trap before the library was ready) */
+	PATCH_UNPLANNED,  /* seen, not looked at (a trap before the path was up) */
 	PATCH_PLANNED,    /* plan says how; not written yet: it waits for a trap or a batch */
 	PATCH_WRITTEN,    /* its stub and jump are in memory, its counter taken */
 	PATCH_STALE,      /* written, and its bytes replaced since (dlclose, a rewrite, the
@@ -85,7 +85,7 @@ struct addr_space {
 	size_t nareas;
 	int next_counter;
 	unsigned npatched;
-	uint64_t region_base;      /* where the library (or early.c) mapped the region */
+	uint64_t region_base;      /* where early.c's set-up mapped the region */
 	bool mapped_at_exec;       /* early.c mapped gate and region at the first instruction */
 	bool gs_taken;             /* the program set its own %gs base: no counting here */
 	bool walked_known;         /* the known sites of every object mapped were planned */

@@ -24,6 +24,7 @@
 #include "proc_maps.h"
 #include "procfs.h"
 #include "region.h"
+#include "region_handout.h"
 #include "shared_region.h"
 #include "stops.h"
 
@@ -76,10 +77,13 @@ static void blob_u64(struct blob *b, size_t off, uint64_t v)
 	memcpy(blob_data(b) + off, &v, sizeof(v));
 }
 
+_Static_assert(sizeof(struct sockaddr_un) <= EXEC_BLOB_SOCKET_MAX, "the socket's address fits the blob");
+
 /* The code and its fixed data: the region, the gate's code, the stub areas. */
 static void blob_begin(struct blob *b, const struct addr_space *as)
 {
 	size_t code = (size_t)(exec_blob_data - exec_blob);
+	const struct region_reach *reach = handout_reach();
 
 	b->len = code + EXEC_BLOB_HEADER;
 	b->nwrites = 0;
@@ -87,7 +91,11 @@ static void blob_begin(struct blob *b, const struct addr_space *as)
 	memset(b->bytes, 0, b->len);
 	memcpy(b->bytes, exec_blob, code);
 	blob_u64(b, EXEC_BLOB_REGION_SIZE, region_size());
-	snprintf((char *)blob_data(b) + EXEC_BLOB_PATH, EXEC_BLOB_PATH_MAX, "/proc/%d/fd/%d", (int)getpid(), region_fd());
+	snprintf((char *)blob_data(b) + EXEC_BLOB_PATH, EXEC_BLOB_PATH_MAX, "%s", reach->path);
+	blob_u64(b, EXEC_BLOB_REGION_DEV, reach->dev);
+	blob_u64(b, EXEC_BLOB_REGION_INO, reach->ino);
+	blob_u64(b, EXEC_BLOB_SOCKET_LEN, reach->addr_len);
+	memcpy(blob_data(b) + EXEC_BLOB_SOCKET, &reach->addr, reach->addr_len);
 	blob_u64(b, EXEC_BLOB_GATE_LEN, (uint64_t)(gate_code_end - gate_code));
 	blob_u64(b, EXEC_BLOB_GATE_AT, blob_append(b, gate_code, (size_t)(gate_code_end - gate_code)));
 	blob_u64(b, EXEC_BLOB_NAREAS, as->nareas);
@@ -163,9 +171,9 @@ static bool is_address(uint64_t v)
 }
 
 /* What the set-up code left at its last stop (r12: the region; r15: how far it got):
- * the region's base, or 0 with the gate unmapped again (so that the library finds
- * the address free and says why it cannot come up). Writes the code did not make
- * the tracer makes; what the set-up could not map is undone. */
+ * the region's base, or 0 with the gate unmapped again (the program's memory as it
+ * would be without systrace). Writes the code did not make the tracer makes; what
+ * the set-up could not map is undone. */
 static uint64_t take_results(struct borrowed *b, const struct user_regs_struct *at_end, const struct blob *blob,
 			     int counters, size_t areas)
 {
@@ -195,12 +203,33 @@ struct exec_setup {
 	uint64_t at;                   /* where the code is written */
 	int counters;                  /* the memory's bookkeeping before the build */
 	size_t areas;
+	bool asked;                    /* it asked the tracer for the region (a stop) */
 	struct blob blob;              /* as written: for writes it could not make */
 	uint8_t original[sizeof(((struct blob *)0)->bytes)];
 };
 
+/* The code for t's memory, and where it goes: with the known sites' bytes if they
+ * fit, else without (those sites are written at the first call outside the loader,
+ * or at their traps). False if it fits nowhere. */
+static bool build(struct thread *t, struct exec_setup *e, const struct exec_code *code)
+{
+	struct addr_space *as = t->img->as;
+
+	for (int with_writes = 1; with_writes >= 0; with_writes--) {
+		choose_areas(t, as, code->loader_base, code->exe_start);
+		blob_begin(&e->blob, as);
+		if (with_writes)
+			known_sites_build_for(t, as, blob_write, &e->blob);
+		if (blob_end(&e->blob) && (e->at = blob_place(as, e->blob.len)))
+			return true;
+		undo_build(as, e->counters, e->areas);
+	}
+	return false;
+}
+
 /* early_on_exec, with the mappings open for all its lookups (one /proc/PID/maps for
- * the loader, its known sites and the executable's). */
+ * the loader, its known sites and the executable's). An image without a loader (a
+ * static program) stays on the slow path: library `absent`. */
 static void start_setup(struct thread *t, const struct user_regs_struct *regs_at_exec)
 {
 	struct addr_space *as = t->img->as;
@@ -208,38 +237,38 @@ static void start_setup(struct thread *t, const struct user_regs_struct *regs_at
 	struct exec_setup *e;
 	struct iovec local, remote;
 	struct exec_code code;
-	bool ok;
 
 	if (!objects_at_exec(t->tid, regs.rip, t->img->rec.exe, &code))
 		return;
 	as->loader_start = code.loader_start;
 	as->loader_end = code.loader_end;
 	t->img->exe_object = code.exe;
-	if (!known_sites_plan_at(t, regs.rip) || !(e = malloc(sizeof(*e))))
-		return;
 	if ((t->slot = region_slot_take()) < 0) {
-		free(e);
+		t->img->rec.library = LIBRARY_IS_REGION_FULL;
 		return;
 	}
+	if (!(e = malloc(sizeof(*e))))
+		abort();
+	known_sites_plan_at(t, regs.rip);
 	*e = (struct exec_setup){ .entry = regs, .counters = as->next_counter, .areas = as->nareas };
-	choose_areas(t, as, code.loader_base, code.exe_start);
-	blob_begin(&e->blob, as);
-	known_sites_build_for(t, as, blob_write, &e->blob);
-	ok = blob_end(&e->blob) && (e->at = blob_place(as, e->blob.len));
+	if (!build(t, e, &code))
+		goto undo;
 	/* the loader's bytes there, put back when the set-up is done */
 	local = (struct iovec){ e->original, e->blob.len };
 	remote = (struct iovec){ (void *)e->at, e->blob.len };
 	regs.rip = e->at;
-	if (!ok || process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != (ssize_t)e->blob.len
-	    || !as_write(as, t->tid, e->at, e->blob.bytes, e->blob.len) || ptrace(PTRACE_SETREGS, t->tid, 0, &regs) < 0) {
-		undo_build(as, e->counters, e->areas);
-		region_slot_release(t->slot, 0);
-		t->slot = -1;
-		free(e);
-		return;
-	}
-	/* the thread goes: its first stop is the gate's mmap, its second the last call */
+	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != (ssize_t)e->blob.len
+	    || !as_write(as, t->tid, e->at, e->blob.bytes, e->blob.len) || ptrace(PTRACE_SETREGS, t->tid, 0, &regs) < 0)
+		goto undo;
+	/* the thread goes: its first stop is the gate's mmap, its last the getpid at
+	 * the end (and one between if it asks the tracer for the region) */
 	t->setup = e;
+	return;
+undo:
+	undo_build(as, e->counters, e->areas);
+	region_slot_release(t->slot, 0);
+	t->slot = -1;
+	free(e);
 }
 
 void early_on_exec(struct thread *t)
@@ -281,14 +310,24 @@ bool early_on_seccomp(struct thread *t, long nr)
 	struct exec_setup *e = t->setup;
 	struct user_regs_struct regs;
 	struct borrowed b;
+	uint64_t region;
 
 	if (!e || ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0 || regs.rip < e->at || regs.rip >= e->at + e->blob.len)
 		return false;
 	count_stop(t->img, STOP_OTHER);
 	if (nr == SYS_mmap)
 		return true; /* the gate's mapping: the code goes on through the gate */
+	if (nr == SYS_getpid && regs.r15 == EXEC_BLOB_ASKS) {
+		e->asked = true;
+		handout_serve();
+		return true;
+	}
+	/* its calls: the gate's mapping, those through the gate, the one that asked */
+	t->img->rec.instrument += 1 + regs.r13 + e->asked;
 	borrow_begin(&b, t);
-	finish(t, take_results(&b, &regs, &e->blob, e->counters, e->areas));
+	if (!(region = take_results(&b, &regs, &e->blob, e->counters, e->areas)))
+		t->img->rec.library = regs.r15 == EXEC_BLOB_NO_GATE ? LIBRARY_IS_GATE_TAKEN : LIBRARY_IS_REGION_UNREACHABLE;
+	finish(t, region);
 	return true;
 }
 

@@ -1,14 +1,15 @@
-/* The in-process path from an image's first instruction. Before any preloaded
- * library can run, the loader (ld.so) makes some 25 syscalls, each a stop. At the
- * exec event, before its first instruction, the tracer builds the stubs and jumps of
- * the loader's known sites for stub memory it places just below the loader, and
- * writes a short piece of code into the loader (exec_blob.S) that maps the gate, the
- * region and that memory and writes those bytes itself, the gate first and
- * everything else through it: two stops in all, and the copying is the image's.
+/* The in-process path of every dynamically linked image, from its first
+ * instruction: nothing is loaded into the process. At the exec event, before the
+ * loader (ld.so) runs, the tracer builds the stubs and jumps of the loader's known
+ * sites (none in the run's first images) for stub memory it places just below the
+ * loader, and writes a short piece of code into the loader (exec_blob.S) that maps
+ * the gate, the region (region_handout.h) and that memory and writes those bytes
+ * itself, the gate first and everything else through it: two stops in all (three
+ * when it must ask the tracer for the region), and the copying is the image's.
  * Then the tracer puts the loader's bytes back and points the thread's %gs at a
- * slot. The library finds all in place; what was counted until the image's first
- * call outside the loader is early. A static program (no loader) and the first
- * images of a run (nothing known yet) go without. */
+ * slot. At the image's first call outside the loader its path is up
+ * (library_up_without_ready); what was counted until then is early. A static
+ * program (no loader) stays on the slow path. */
 #ifndef SYSTRACE_EARLY_H
 #define SYSTRACE_EARLY_H
 

@@ -181,12 +181,6 @@ static void on_seccomp(struct thread *t)
 		resume(t->tid, PTRACE_CONT, 0);
 		return;
 	}
-	if (site == img->as->library_site && !img->ready) {
-		count_stop(img, STOP_OTHER);
-		img->rec.instrument++;
-		resume(t->tid, PTRACE_CONT, 0);
-		return;
-	}
 	/* a second entry: the kernel's restart, or the call patching.c put back after
 	 * borrowing the thread (reissued), which is patched now */
 	reissued = t->restart_is_reissue;
@@ -201,8 +195,6 @@ static void on_seccomp(struct thread *t)
 		t->exec_index = idx;
 		t->exec_site = (struct site_record){ .addr = site, .syscall = idx };
 		image_name_sites(img, t->tid, &t->exec_site);
-		if (abi == ABI_X86_64)
-			library_on_execve(t, idx == nr_execveat[abi], info.seccomp.args);
 		syscall_log_drain(t); /* the in-process calls of the image it may end */
 		resume(t->tid, PTRACE_SYSCALL, 0);
 		return;
@@ -288,10 +280,8 @@ static void on_syscall_exit(struct thread *t, bool interrupted)
 			syscall_log_result(t, info.exit.rval);
 		/* a failed execve (a successful one was counted at its exec event);
 		 * -ERESTART* is no result: the call will be entered again */
-		if (t->exec_index >= 0 && !restart_is_code(info.exit.rval)) {
-			library_on_execve_failed(t, t->exec_index == nr_execveat[ABI_X86_64]);
+		if (t->exec_index >= 0 && !restart_is_code(info.exit.rval))
 			count_exec(t, info.exit.rval);
-		}
 		else if (t->affinity_call == AFFINITY_GET && !info.exit.is_error)
 			placement_rewrite_mask(t, t->affinity_buf, (long)info.exit.rval);
 		else if (t->affinity_call == AFFINITY_SET && !info.exit.is_error)
@@ -358,7 +348,6 @@ static void on_exec_event(struct thread *t)
 	/* the execing thread moves to the new image, whose first call is this execve;
 	 * the old one ends */
 	old->live_threads--;
-	t->exec_envp = 0;
 	thread_detach(t);
 	thread_attach(t, img);
 	if (t->exec_index >= 0)

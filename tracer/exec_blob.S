@@ -15,7 +15,13 @@
  *   then through the gate (`call` its `syscall; ret`: the filter lets it through,
  *   no stop):
  *          mprotect(gate, 4096, r-x)
- *          fd = open("/proc/<tracer>/fd/<region>", O_RDWR | O_CLOEXEC)
+ *          the region's descriptor (tracer/region_handout.h):
+ *            stat("/proc/<tracer>/fd/<region>") says the region's device and
+ *            inode: fd = open(that path, O_RDWR | O_CLOEXEC)
+ *          or else (another /proc, or none, or no access):
+ *            s = socket(AF_UNIX, stream, nonblocking); connect(s, the tracer's
+ *            abstract name); getpid at a `syscall` here: a stop, where the tracer
+ *            sends the descriptor; recvmsg(s) takes it (SCM_RIGHTS); close(s)
  *          r12 = mmap(gate + 4096, region size, rw-, shared|fixed-noreplace,
  *                     fd, 0)                                   the region, right
  *                after the gate, far from where the loader maps the libraries
@@ -31,31 +37,55 @@
  *          gives the thread back its registers of the exec event with the call
  *          skipped: it starts at the loader's entry as if nothing had run.
  *
- * r15 says how far it got (exec_blob.h); r14 holds the failing call's -errno. The
- * return addresses of the gate calls go below the initial stack pointer, where
- * nothing lies yet. Position-independent: it runs wherever it is written. */
+ * r15 says how far it got (exec_blob.h); r14 holds the failing call's -errno; r13
+ * counts the calls made through the gate. Its scratch memory and the return
+ * addresses of the gate calls go below the initial stack pointer, where nothing lies
+ * yet. Position-independent: it runs wherever it is written. */
 #include "exec_blob.h"
 #include "gate.h"
 
-#define SYS_mmap 9
-#define SYS_mprotect 10
 #define SYS_open 2
 #define SYS_close 3
+#define SYS_stat 4
+#define SYS_mmap 9
+#define SYS_mprotect 10
 #define SYS_pwrite64 18
 #define SYS_getpid 39
+#define SYS_socket 41
+#define SYS_connect 42
+#define SYS_recvmsg 47
 #define MAP_SHARED 0x01
 #define MAP_ANON_PRIVATE 0x22
 #define MAP_FIXED_NOREPLACE 0x100000
 #define O_RDWR_CLOEXEC 0x80002
+#define AF_UNIX 1
+#define SOCK_STREAM_NONBLOCK_CLOEXEC 0x80801
+#define MSG_CMSG_CLOEXEC 0x40000000
+#define SOL_SOCKET 1
+#define SCM_RIGHTS 1
+#define CMSG_LEN_INT 20     /* a cmsghdr (16 bytes) and one descriptor */
+#define CMSG_SPACE_INT 24
+#define EPROTO 71
 
-/* a call through the gate: number in eax, arguments set */
-#define GATE_CALL movabs $SYSTRACE_GATE_HEX, %r11 ; call *%r11
+/* Scratch memory, from the stack pointer after its move: a struct stat; recvmsg's
+ * struct msghdr, its iovec, its control buffer and its one byte. */
+#define SCRATCH 512
+#define STAT_AT 0
+#define MSG_AT 160
+#define IOV_AT 224
+#define CMSG_AT 240
+#define BYTE_AT 272
+
+/* a call through the gate: number in eax, arguments set; counted in r13 */
+#define GATE_CALL inc %r13 ; movabs $SYSTRACE_GATE_HEX, %r11 ; call *%r11
 #define DATA(off) exec_blob_data + (off)(%rip)
 
 	.section .rodata
 	.balign 16
 	.globl exec_blob, exec_blob_data
 exec_blob:
+	sub $SCRATCH, %rsp
+	xor %r13d, %r13d
 	xor %r14d, %r14d
 	mov $EXEC_BLOB_NO_GATE, %r15d
 	mov $SYS_mmap, %eax
@@ -81,13 +111,83 @@ exec_blob:
 	mov $4096, %esi
 	mov $5, %edx                                /* read, execute */
 	GATE_CALL
+	/* the region through its path, if the path names it here */
+	mov $SYS_stat, %eax
+	lea DATA(EXEC_BLOB_PATH), %rdi
+	lea STAT_AT(%rsp), %rsi
+	GATE_CALL
+	test %rax, %rax
+	jnz .Lask
+	mov STAT_AT(%rsp), %rax                     /* st_dev */
+	cmp DATA(EXEC_BLOB_REGION_DEV), %rax
+	jne .Lask
+	mov STAT_AT+8(%rsp), %rax                   /* st_ino */
+	cmp DATA(EXEC_BLOB_REGION_INO), %rax
+	jne .Lask
 	mov $SYS_open, %eax
 	lea DATA(EXEC_BLOB_PATH), %rdi
 	mov $O_RDWR_CLOEXEC, %esi
 	GATE_CALL
+	test %rax, %rax
+	jns .Lhave_region
+.Lask:                                          /* or from the tracer, by its socket */
+	mov $SYS_socket, %eax
+	mov $AF_UNIX, %edi
+	mov $SOCK_STREAM_NONBLOCK_CLOEXEC, %esi
+	xor %edx, %edx
+	GATE_CALL
 	mov %rax, %r12
 	test %rax, %rax
 	js .Ldone
+	mov %rax, %rbx                              /* the socket */
+	mov $SYS_connect, %eax
+	mov %rbx, %rdi
+	lea DATA(EXEC_BLOB_SOCKET), %rsi
+	mov DATA(EXEC_BLOB_SOCKET_LEN), %rdx
+	GATE_CALL
+	mov %rax, %r12
+	test %rax, %rax
+	js .Lclose_socket
+	mov $EXEC_BLOB_ASKS, %r15d
+	mov $SYS_getpid, %eax
+	syscall                                     /* a stop: the tracer sends it */
+	mov $EXEC_BLOB_NO_REGION, %r15d
+	lea MSG_AT(%rsp), %rsi                      /* struct msghdr */
+	movq $0, 0(%rsi)                            /* no name */
+	movq $0, 8(%rsi)
+	lea IOV_AT(%rsp), %rax
+	mov %rax, 16(%rsi)                          /* one iovec ... */
+	movq $1, 24(%rsi)
+	lea BYTE_AT(%rsp), %rax
+	mov %rax, IOV_AT(%rsp)                      /* ... of one byte */
+	movq $1, IOV_AT+8(%rsp)
+	lea CMSG_AT(%rsp), %rax
+	mov %rax, 32(%rsi)                          /* room for one descriptor */
+	movq $CMSG_SPACE_INT, 40(%rsi)
+	movq $0, 48(%rsi)
+	movq $0, CMSG_AT(%rsp)
+	movq $0, CMSG_AT+8(%rsp)
+	movq $-1, CMSG_AT+16(%rsp)
+	mov $SYS_recvmsg, %eax
+	mov %rbx, %rdi
+	mov $MSG_CMSG_CLOEXEC, %edx
+	GATE_CALL
+	mov %rax, %r12
+	cmp $1, %rax
+	jne .Lclose_socket
+	mov $-EPROTO, %r12
+	cmpq $CMSG_LEN_INT, CMSG_AT(%rsp)
+	jne .Lclose_socket
+	cmpl $SOL_SOCKET, CMSG_AT+8(%rsp)
+	jne .Lclose_socket
+	cmpl $SCM_RIGHTS, CMSG_AT+12(%rsp)
+	jne .Lclose_socket
+	movslq CMSG_AT+16(%rsp), %r12               /* the descriptor */
+	mov $SYS_close, %eax
+	mov %rbx, %rdi
+	GATE_CALL
+	mov %r12, %rax
+.Lhave_region:
 	mov %rax, %rbx                              /* the region's descriptor */
 	mov $SYS_mmap, %eax
 	movabs $(SYSTRACE_GATE_HEX + 4096), %rdi
@@ -173,6 +273,7 @@ exec_blob:
 	syscall                                     /* stop 2: the tracer takes over */
 	ud2
 .Lwrite_failed:
+.Lclose_socket:                                 /* rbx: the descriptor to close */
 	mov $SYS_close, %eax
 	mov %rbx, %rdi
 	GATE_CALL

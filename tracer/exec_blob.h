@@ -2,7 +2,8 @@
  * and stub memory and to write its loader's known patches (exec_blob.S, written at
  * the loader's entry by early.c): where its data lies, for the assembler and for the
  * tracer that fills it in. The data follows the code (exec_blob_data); offsets below
- * are from there. */
+ * are from there. At its last stop r13 holds how many calls it made through the
+ * gate (instrument_syscalls). */
 #ifndef SYSTRACE_EXEC_BLOB_H
 #define SYSTRACE_EXEC_BLOB_H
 
@@ -17,7 +18,12 @@
 #define EXEC_BLOB_WRITE_SIZE 16
 #define EXEC_BLOB_PATH 80         /* "/proc/<tracer>/fd/<region>", NUL-terminated */
 #define EXEC_BLOB_PATH_MAX 64
-#define EXEC_BLOB_HEADER (EXEC_BLOB_PATH + EXEC_BLOB_PATH_MAX)
+#define EXEC_BLOB_REGION_DEV 144  /* what stat of that path says if it is the region: */
+#define EXEC_BLOB_REGION_INO 152  /* st_dev and st_ino */
+#define EXEC_BLOB_SOCKET_LEN 160  /* the tracer's socket (region_handout.h): its */
+#define EXEC_BLOB_SOCKET 168      /* sockaddr_un's length, and the sockaddr_un */
+#define EXEC_BLOB_SOCKET_MAX 112
+#define EXEC_BLOB_HEADER (EXEC_BLOB_SOCKET + EXEC_BLOB_SOCKET_MAX)
 
 /* How far it got (r15 at its last stop): */
 #define EXEC_BLOB_DONE 0          /* all of it */
@@ -25,6 +31,8 @@
 #define EXEC_BLOB_NO_REGION 2     /* the gate is mapped, the region is not */
 #define EXEC_BLOB_NO_AREA 3       /* the region is mapped, not all stub memory */
 #define EXEC_BLOB_NO_WRITE 4      /* stub memory is mapped, not every byte written */
+#define EXEC_BLOB_ASKS 5          /* at the stop where it asks the tracer for the
+                                     region (connected to its socket) */
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>

@@ -57,52 +57,6 @@ static void add_known(void *arg, const struct site_record *named, const struct p
 	p->from_known = objects_known_since(o, index) < into->img->serial;
 }
 
-/* The sites out of reach of the library's stub room (the executable's). */
-struct far_range {
-	uint64_t lo, hi;
-};
-
-/* The range of the sites planned and not written that lie out of reach of room
- * (the executable's, far from the shared libraries), as far as one area can serve. */
-static struct far_range far_sites(const struct addr_space *as, uint64_t room)
-{
-	struct far_range far = { 0, 0 };
-
-	for (size_t i = 0; i < as->sites.n; i++) {
-		const struct patch_plan *plan = &as->patches[i].plan;
-
-		if (as->patches[i].state != PATCH_PLANNED
-		    || (as_within_reach(room, plan->start) && as_within_reach(room, plan->end)))
-			continue;
-		if (!far.hi) {
-			far = (struct far_range){ plan->start, plan->end };
-		} else if (as_within_reach(far.lo, plan->end) && as_within_reach(far.hi, plan->start)) {
-			far.lo = plan->start < far.lo ? plan->start : far.lo;
-			far.hi = plan->end > far.hi ? plan->end : far.hi;
-		}
-	}
-	return far;
-}
-
-uint64_t known_sites_prepare(struct thread *t, uint64_t library_code)
-{
-	struct far_range far;
-	uint64_t at;
-
-	struct known_into into = { t->img->as, t->img, prepatch };
-
-	if (!t->img->exe_object && t->img->rec.started_by_exec)
-		t->img->exe_object = objects_exe_of(t->tid);
-	if (prepatch)
-		site_plan_ahead(t->tid);
-	if (!objects_for_each_known(t->tid, &(struct known_visit){ wants, add_known, &into }))
-		return 0;
-	far = far_sites(t->img->as, library_code);
-	if (!far.hi)
-		return 0;
-	return proc_maps_gap_near(t->tid, far.lo, far.hi, PATCH_AREA_SIZE, AS_REACH, &at) ? at : 0;
-}
-
 static int by_start(const void *a, const void *b)
 {
 	const struct patch *p = *(struct patch *const *)a, *q = *(struct patch *const *)b;
@@ -238,22 +192,13 @@ void known_sites_build_for(struct thread *t, struct addr_space *as, void (*put)(
 	build_planned(t, as, 0, &(struct sink){ put, ctx });
 }
 
-void known_sites_write_at_ready(struct thread *t, uint64_t room, uint64_t room_size, uint64_t area)
-{
-	struct addr_space *as = t->img->as;
-
-	if (room)
-		as_add_area(as, room, room_size);
-	if (area)
-		as_add_area(as, area, PATCH_AREA_SIZE);
-	known_sites_write_planned(t, as, 0);
-}
-
 size_t known_sites_plan_at(struct thread *t, uint64_t addr)
 {
 	struct known_into into = { t->img->as, t->img, prepatch };
 	size_t before = into.as->sites.n;
 
+	if (prepatch)
+		site_plan_ahead(t->tid);
 	objects_for_each_known_at(t->tid, addr, &(struct known_visit){ wants, add_known, &into });
 	return into.as->sites.n - before;
 }
@@ -264,6 +209,10 @@ void known_sites_write_all(struct thread *t, struct addr_space *as, uint64_t sit
 
 	if (!thread_alone_in_memory(t))
 		return;
+	if (!t->img->exe_object && t->img->rec.started_by_exec)
+		t->img->exe_object = objects_exe_of(t->tid);
+	if (prepatch)
+		site_plan_ahead(t->tid);
 	objects_for_each_known(t->tid, &(struct known_visit){ wants, add_known, &into });
 	known_sites_write_planned(t, as, site + 2);
 }

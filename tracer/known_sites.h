@@ -1,7 +1,8 @@
 /* What earlier processes patched, written into a new image in batches: the sites
  * known in each object it maps (objects.h) are planned in its memory and written all
- * at once while one thread has the memory to itself (at READY, before main; at exec,
- * for the loader's; at the first trap in an object the image mapped later). Nothing
+ * at once while one thread has the memory to itself (at exec, for the loader's; at
+ * the first call outside the loader, before any library has run, for every object
+ * mapped; at the first trap in an object the image mapped later). Nothing
  * else runs the bytes being written, so no thread is stopped or moved: stubs go into
  * runs of consecutive bytes (byte_runs.h), and the bytes each plan replaces are
  * checked first, in one read (a site whose code differs waits for its trap). */
@@ -17,14 +18,8 @@
 
 /* ahead: --prepatch, every site the sweep finds is known at each image's start. */
 void known_sites_setup(bool ahead);
-/* At the library's HELLO: the known sites of every object mapped are planned in t's
- * memory. Returns where the library should map stub memory for those out of reach of
- * library_code (its own stub room), 0 if none. */
-uint64_t known_sites_prepare(struct thread *t, uint64_t library_code);
-/* At READY (t alone, before main): writes them, with stubs in the library's room and
- * in area (0 if it was not mapped). */
-void known_sites_write_at_ready(struct thread *t, uint64_t room, uint64_t room_size, uint64_t area);
-/* Plans, in t's memory, the sites known in the object mapped at addr; how many. */
+/* Plans, in t's memory, the sites known in the object mapped at addr; how many.
+ * (With --prepatch, every object mapped is swept first.) */
 size_t known_sites_plan_at(struct thread *t, uint64_t addr);
 /* Writes every site planned and not yet patched in the memory t has to itself, but
  * one whose bytes hold avoid (t's rip; 0 for none). */

@@ -1,6 +1,8 @@
-/* The tracer's side of the preloaded library: keeping it in every process's
- * environment, answering its handshake (preload/region.h), giving each process image
- * its counter slot, and reading the slot back when the image ends. */
+/* Each process image's in-process path (processes.csv's `library` column): whether
+ * it is up, or why not; each thread's counter slot in the region (%gs), read back
+ * when the thread leaves the image; what the image's patches cost and paid. There is
+ * no library loaded into the processes: tracer/early.c maps the gate, the region
+ * and stub memory at each exec, before the loader runs. */
 #ifndef SYSTRACE_LIBRARY_H
 #define SYSTRACE_LIBRARY_H
 
@@ -10,25 +12,18 @@
 #include "options.h"
 #include "tasks.h"
 
-/* Finds libsystrace.so next to the systrace executable (or in ../lib/systrace) and
- * puts it in systrace's own environment for the command. False with a message when
- * it cannot be found or the region cannot be made. */
+/* Makes the region and the socket that hands it out (unless mode is off). False
+ * with a message when either cannot be made. */
 bool library_setup(enum patch_mode mode, unsigned region_slots, bool with_log, char *err, size_t errlen);
 bool library_enabled(void);
-/* At an execve's seccomp stop (args as the kernel has them): puts the library back in
- * the environment the new program gets if the caller took it out. */
-void library_on_execve(struct thread *t, bool is_execveat, const uint64_t *args);
-/* At the exit of an execve that failed: the program gets back the environment
- * argument it passed (in its register), not the one put in its place. */
-void library_on_execve_failed(struct thread *t, bool is_execveat);
-/* Whether a seccomp stop is the library talking (SYSTRACE_CONTROL_NR with the magic). */
+/* Whether a seccomp stop is a control call (SYSTRACE_CONTROL_NR with the magic: the
+ * gate's log routine asking for its buffer to be emptied). */
 bool library_is_control(long nr, const uint64_t *args);
 /* Answers it; the call itself never reaches the kernel. */
 void library_on_control(struct thread *t, uint64_t site, const uint64_t *args);
 /* In an image set up at exec, at its first call outside the loader (the libraries
- * are loaded, none has run): its in-process path is up, and its library is told it
- * need not send READY (region.h). False if the image cannot be brought up so (not
- * set up at exec, threads, %gs taken): it waits for READY. */
+ * are loaded, none has run): its in-process path is up. False if it cannot be (not
+ * set up at exec, threads, %gs taken). */
 bool library_up_without_ready(struct thread *t);
 /* A new image's library state and address space: an exec'd image starts without
  * either; a child inherits its creator's (a fork child a copy of the patches, a

@@ -5,7 +5,7 @@
  *     fork, vfork (a child would return into the stub on a stack it does not have);
  *   - exit may run on a stack the thread itself unmapped (musl's pthread_exit:
  *     munmap, then exit), which the stub's call to the gate would need;
- *   - the tracer needs their entry: execve, execveat (the environment), the
+ *   - the tracer needs their entry: execve, execveat (the exec's set-up), the
  *     affinity calls (placement.c).
  * And the calls that must stop only in some cases (the stubs check, patcher/stub.h):
  *   - arch_prctl(ARCH_SET_GS): a program that sets its own %gs base takes the stubs'

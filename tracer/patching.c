@@ -123,14 +123,14 @@ static enum patch_result apply(struct thread *t, struct addr_space *as, struct p
 	return PATCH_RESUME;
 }
 
-/* A trap before the library is ready. Its site is planned for the images to come
- * (the loader's; and any, once this image has the gate from exec): they get it
- * patched from their first instruction (tracer/early.c). With the gate there (set
- * up at exec) and t alone, the first trap outside the loader comes once the loader
- * has mapped every library and before any has run (libc's first call, a
+/* A trap before the image's in-process path is up. Its site is planned for the
+ * images to come (the loader's; and any, once this image has the gate from exec):
+ * they get it patched from their first instruction (tracer/early.c). With the gate
+ * there (set up at exec) and t alone, the first trap outside the loader comes once
+ * the loader has mapped every library and before any has run (libc's first call, a
  * getrlimit in its start-up): every site known in the objects mapped is written
- * then, and the image's in-process path is up without waiting for the library's
- * READY; a later early trap writes the known sites of the object trapped in. */
+ * then, and the image's in-process path is up; a later early trap (one the image
+ * could not come up at) writes the known sites of the object trapped in. */
 static void on_early_call(struct thread *t, struct addr_space *as, uint64_t site, long nr)
 {
 	bool in_loader = site >= as->loader_start && site < as->loader_end;
@@ -139,7 +139,10 @@ static void on_early_call(struct thread *t, struct addr_space *as, uint64_t site
 
 	if ((in_loader || as->mapped_at_exec) && p->state == PATCH_UNPLANNED)
 		site_plan(t, as, s, p, nr);
-	if (!as->mapped_at_exec || as->gs_taken || in_loader || !thread_alone_in_memory(t))
+	/* nothing written for a thread that has no slot of its own to count in (its %gs
+	 * is its creator's), nor again in an image whose patches were withdrawn */
+	if (!as->mapped_at_exec || as->gs_taken || in_loader || t->slot < 0
+	    || t->img->rec.library == LIBRARY_IS_REGION_FULL || !thread_alone_in_memory(t))
 		return;
 	if (!as->walked_known) {
 		as->walked_known = true;

@@ -1,10 +1,10 @@
 /* Patching a site at its trap: after a ptraced call has been counted, its site is
- * decided (site_plan.h) and, in an image whose library is ready, written through the
- * write protocol (write_protocol.h), with stub memory mapped near it first if there
- * is none (borrowing the trapped thread for the mmap). Before the library is ready a
- * trap only plans the site for the images to come, and, where the gate was mapped at
- * exec, writes what is known of the objects mapped (known_sites.h). The protocol is
- * in docs/patching.md. */
+ * decided (site_plan.h) and, in an image whose in-process path is up, written
+ * through the write protocol (write_protocol.h), with stub memory mapped near it
+ * first if there is none (borrowing the trapped thread for the mmap). Before the
+ * path is up a trap only plans the site for the images to come, and, where the gate
+ * was mapped at exec, brings the path up, writing what is known of the objects
+ * mapped (known_sites.h). The protocol is in docs/patching.md. */
 #ifndef SYSTRACE_PATCHING_H
 #define SYSTRACE_PATCHING_H
 

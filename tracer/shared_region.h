@@ -1,6 +1,6 @@
 /* The tracer's side of the shared region (preload/region.h): created once per run,
- * a slot handed to each thread of a process whose library is up, read back when the
- * thread ends. Its size is set at start (pages are only used once written); when
+ * a slot handed to each thread of a process whose in-process path is up, read back
+ * when the thread ends. Its size is set at start (pages are only used once written); when
  * every slot is taken, the processes that would need one stay on the ptrace path
  * (said once on stderr), and nothing is lost. */
 #ifndef SYSTRACE_SHARED_REGION_H

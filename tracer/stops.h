@@ -1,7 +1,7 @@
 /* Every ptrace stop the tracer handles is counted in its image (ptrace_stops) as
  * exactly one of: lifecycle (what creating, replacing and ending processes and
- * threads costs under any tracer), early (any other stop before the image's library
- * was ready: patching could not have saved it) or late (the rest: what patching
+ * threads costs under any tracer), early (any other stop before the image's
+ * in-process path was up: patching could not have saved it) or late (the rest: what patching
  * is there to remove). */
 #ifndef SYSTRACE_STOPS_H
 #define SYSTRACE_STOPS_H

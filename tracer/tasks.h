@@ -31,9 +31,8 @@ struct image {
 	/* the in-process path (library.c) */
 	struct addr_space *as;          /* shared with threads, vfork and CLONE_VM children */
 	bool owns_as;                   /* made it (exec, fork), rather than shares it */
-	bool said_hello;                /* its library asked where the region is (HELLO) */
-	bool ready;                     /* its library is up: sites may be patched */
-	bool late;                      /* its library has been up: calls are no longer early */
+	bool ready;                     /* its in-process path is up: sites may be patched */
+	bool late;                      /* it has been up: calls are no longer early */
 	struct perf_counters perf;      /* the process's; handed on at exec */
 	struct libc_view *libc_calls;   /* --libc-calls: its libc and unwinder (libc_calls.c) */
 	const struct object *exe_object; /* an exec'd image's executable, when known */
@@ -53,8 +52,6 @@ struct thread {
 	bool exit_event_seen;
 	int exec_index;                /* the execve it is in, counted at its exit; -1 */
 	struct site_record exec_site;  /* named in the image that called it */
-	uint64_t exec_envp;            /* its environment argument before library.c
-	                                  replaced it (0: not replaced), for a failure */
 	uint64_t clone_flags;          /* of the clone-family call it is in */
 	bool creator_event_pending;    /* placed at its first stop, before its creator's event */
 	bool gone;                     /* dead, kept only to absorb that event */

@@ -14,11 +14,11 @@
  *     | jmp rel32: the stub lies within +-2 GiB      ^
  *     v (AS_REACH; as_stub_room picks it)            | jmp back: site+2 (AFTER: end)
  *   +------------------------------------------------+-----------------------+
- *   | stub memory, 64 KiB areas near the object (addr_space.h): the          |
- *   | library's own int3 section for shared objects (library.c, at READY),  |
- *   | an area below the loader (early.c, at exec), or one mapped where the  |
- *   | executable or a dlopen'ed object is (patching.c map_area, borrowing the|
- *   | trapped thread for an mmap; known_sites.c asks the library for one)    |
+ *   | stub memory, 64 KiB areas near the object (addr_space.h): one below    |
+ *   | the loader, in reach of the libraries it maps (early.c, at exec), one  |
+ *   | below the executable when its sites are known (early.c), or one mapped |
+ *   | where the executable or a dlopen'ed object is (patching.c map_area,    |
+ *   | borrowing the trapped thread for an mmap)                              |
  *   |                                                                        |
  *   | the stub (patch_build.c -> patcher/stub.c; its bytes in stub.h):        |
  *   |   covered instructions, relocated                                      |

@@ -69,9 +69,8 @@ require_file() {
 	return 0
 }
 
-# The build folder (the plain systrace's) and the preloaded library in it.
+# The build folder (the plain systrace's).
 BUILD_DIR=$(cd "$(dirname "$SYSTRACE_PLAIN")" && pwd)
-LIBSYSTRACE=$BUILD_DIR/libsystrace.so
 
 # st_run_mode MODE DIR CMD [ARG...]: runs `$ST_BIN --patch=MODE -o DIR -- CMD...`
 # (ST_BIN defaults to $SYSTRACE; MODE `default` gives no --patch option), bounded by
@@ -100,36 +99,12 @@ st_run() {
 	st_run_mode off "$@"
 }
 
-# require_library: records a failure when the preloaded library is not built.
-require_library() {
-	if [ ! -f "$LIBSYSTRACE" ]; then
-		check_problem "$LIBSYSTRACE is missing: the in-process path (preload/) has not landed or was not built; every check of in-process counts below fails for that reason"
-		return 1
-	fi
-	return 0
-}
-
-# strace_count_preload FILE CMD [ARG...]: strace_count with LD_PRELOAD=$LIBSYSTRACE
-# in the traced program's environment only (strace -E), as systrace runs it; without
-# the library (not built yet), the same without it.
-strace_count_preload() {
-	_file=$1
-	shift
-	if [ -f "$LIBSYSTRACE" ]; then
-		timeout --foreground -k 10 "$RUN_TIMEOUT" strace -f -c -U name,calls -E "LD_PRELOAD=$LIBSYSTRACE" \
-			-o "$_file" -- "$@" >"$_file.out" 2>&1
-		STRACE_STATUS=$?
-	else
-		strace_count "$_file" "$@"
-	fi
-	return 0
-}
-
 # compare_inprocess NAME MODE EXTRA CMD [ARG...]: runs CMD under systrace --patch=MODE
-# (see st_run_mode) into $TMPDIR/NAME and under strace -f -c with LD_PRELOAD of the
-# library, and checks: systrace exited 0 (the program checks itself), the per-name
-# counts equal strace's plus EXTRA (as compare_with_strace; name=? leaves a name to
-# the caller's checks by construction), and the CSV files are consistent.
+# (see st_run_mode) into $TMPDIR/NAME and under strace -f -c (the program alone:
+# systrace loads nothing into it), and checks: systrace exited 0 (the program checks
+# itself), the per-name counts equal strace's plus EXTRA (as compare_with_strace;
+# name=? leaves a name to the caller's checks by construction), and the CSV files are
+# consistent.
 compare_inprocess() {
 	_name=$1
 	_mode=$2
@@ -146,16 +121,16 @@ compare_inprocess() {
 		sed 's/^/    out| /' "$TMPDIR/$_name.out" | head -20
 		return 1
 	fi
-	strace_count_preload "$TMPDIR/$_name.strace" "$@"
+	strace_count "$TMPDIR/$_name.strace" "$@"
 	if [ "$STRACE_STATUS" -ne 0 ]; then
-		check_problem "$_name: under strace (LD_PRELOAD=$LIBSYSTRACE) the program exited $STRACE_STATUS: the library breaks it outside systrace, or the test program is broken"
+		check_problem "$_name: under strace the program exited $STRACE_STATUS (a broken test program?)"
 		sed 's/^/    | /' "$TMPDIR/$_name.strace.out" | head -20
 		return 1
 	fi
 	_ok=0
 	# shellcheck disable=SC2086
 	if ! csvtool compare "$TMPDIR/$_name" "$TMPDIR/$_name.strace" x86_64 $_extra; then
-		check_problem "$_name (--patch=$_mode): per-syscall counts differ from strace -f -c with the library preloaded (+ $_extra)"
+		check_problem "$_name (--patch=$_mode): per-syscall counts differ from strace -f -c (+ $_extra)"
 		_ok=1
 	fi
 	if ! csvtool consistency "$TMPDIR/$_name" --any-mode; then

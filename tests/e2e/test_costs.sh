@@ -7,7 +7,6 @@
 #    (one process, the program's exact getppid count) and no warning is printed;
 #  - --patch=off: nothing is measured, the keys are there and empty, no warning.
 . "$(dirname "$0")/lib.sh"
-require_library
 export E2E_DIR
 
 echo "== default mode: getppid_loop 10"

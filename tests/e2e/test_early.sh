@@ -1,16 +1,17 @@
 #!/bin/sh
 # The loader's calls in-process from an image's first instruction (tracer/early.c):
 # after a first image has taught the tracer the loader's sites, each later image has
-# them patched before its loader runs. Exactly counted (strace -f -c with the same
-# libraries preloaded), and the hazards of that phase, before the library is ready:
+# them patched before its loader runs. Exactly counted (strace -f -c of the same
+# command), and the hazards of an image's first moments, as a library the program
+# preloads (LD_PRELOAD) can make them:
 #  - plain: the second image's loader sites (mmap, openat, ...) are all in-process,
 #    none ptraced, and their calls are early;
-#  - a preloaded constructor that runs before ours forks a child that loads a
-#    library (the loader's sites in a second process, its own slot);
+#  - a preloaded constructor forks a child that loads a library (the loader's sites
+#    in a second process, its own slot);
 #  - one that starts a thread that loads a library (a second thread, its own slot);
 #  - one that takes %gs for itself (arch_prctl ARCH_SET_GS) and then loads a library:
-#    the patches written at exec go first, its gs block stays untouched, the image
-#    stays on the ptrace path (library program-sets-gs).
+#    the patches written go first, its gs block stays untouched, the image stays on
+#    the ptrace path (library program-sets-gs).
 # Each program checks itself (exit 0) and the counts equal strace's. And what the
 # set-up at exec must leave as it was:
 #  - inherited_state: a blocked or ignored SIGTRAP (the steps end in SIGTRAPs the
@@ -20,19 +21,14 @@
 #    ptrace path (library region-unreachable), exactly counted.
 . "$(dirname "$0")/lib.sh"
 P=$PROGRAMS
-require_library
 T=$TMPDIR
-
-# the library systrace itself preloads (the ASan build has its own copy): naming
-# it keeps it from being loaded twice
-LIB=$(dirname "$SYSTRACE")/libsystrace.so
 
 # the first image (sh) teaches the loader's sites; getppid_loop has them at exec
 run() { # NAME EXTRA PRELOAD
 	compare_inprocess "$1" default "$2" sh -c 'true; LD_PRELOAD="$0" "$1" 100' "$3" "$P/getppid_loop"
 }
 
-if run plain "exit_group=2" "$LIB"; then
+if run plain "exit_group=2" ""; then
 	python3 - "$T/plain" <<'PY' || check_problem "plain: the loader's sites of the second image are not all in-process (see above)"
 import csv, sys
 d = sys.argv[1]
@@ -52,14 +48,14 @@ if inproc < 20 or early < inproc:
 sys.exit(1 if bad else 0)
 PY
 fi
-run fork_before_ready "exit_group=3" "$LIB:$P/fork_in_constructor_preload.so"
-if run sets_gs_before_ready "exit_group=2" "$LIB:$P/sets_gs_early_preload.so"; then
+run fork_before_ready "exit_group=3" "$P/fork_in_constructor_preload.so"
+if run sets_gs_before_ready "exit_group=2" "$P/sets_gs_early_preload.so"; then
 	csvtool library "$T/sets_gs_before_ready" program-sets-gs /getppid_loop >/dev/null ||
 		check_problem "sets_gs_before_ready: getppid_loop's library is not program-sets-gs"
 fi
 # (munmap left out: the thread's malloc arena is an aligned 64 MiB heap carved out of
 # a larger mmap, whose excess takes one munmap or two as the address falls: ASLR)
-run thread_before_ready "exit_group=2 exit=1 munmap=?" "$LIB:$P/thread_in_constructor_preload.so"
+run thread_before_ready "exit_group=2 exit=1 munmap=?" "$P/thread_in_constructor_preload.so"
 for how in ignore block; do
 	echo "== inherited_state $how"
 	st_run_mode default "$T/state_$how" sh -c 'true; "$0" "$1"' "$P/inherited_state" "$how"

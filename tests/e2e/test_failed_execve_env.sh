@@ -3,7 +3,6 @@
 # that fails leaves the program's registers as they were: failed_execve_env exits 0
 # (it checks rdx), its failed execve counted once with its error.
 . "$(dirname "$0")/lib.sh"
-require_library
 D=$TMPDIR/failed_execve
 st_run_clean failed_execve_env "$D" "$PROGRAMS/failed_execve_env"
 expect_count "$D" x86_64 execve 2 failed_execve_env

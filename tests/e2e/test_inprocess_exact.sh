@@ -7,21 +7,18 @@
 # results):
 #  - exits 0: each program checks its own results and exits non-zero when a patch
 #    broke it (a clobbered register or red zone, a wrong return, a crash);
-#  - its per-syscall counts equal strace -f -c's for the same program run with
-#    LD_PRELOAD=build/libsystrace.so (plus the calls strace -c cannot see: exit,
-#    exit_group; a call restarted by a signal is left to the counts by construction,
-#    since strace counts each entry), and the counts each program makes by
+#  - its per-syscall counts equal strace -f -c's for the same program run alone
+#    (plus the calls strace -c cannot see: exit, exit_group; a call restarted by a
+#    signal is left to the counts by construction, since strace counts each
+#    entry), and the counts each program makes by
 #    construction are there, per site and, where processes share memory (vfork,
 #    CLONE_VM, fork), per image;
 #  - its hot sites, fixed-number or run-time-number sites in the program or libc
 #    with room for a patch, are `patched` with in-process calls; the sites that a
 #    patch would break (a branch target inside, `syscall; ret; next function`) are
 #    never patched; no rt_sigreturn, clone, clone3, fork or vfork site ever is.
-# Needs build/libsystrace.so; without it, the checks of patched sites fail (by name)
-# and the rest runs as with every syscall ptraced.
 . "$(dirname "$0")/lib.sh"
 P=$PROGRAMS
-require_library
 T=$TMPDIR
 
 # after a run: the generic checks
@@ -189,16 +186,12 @@ expect_site "$T/fork_threads" site_getppid patched "fork_threads"
 expect_site "$T/fork_threads" syscall patched "fork_threads (glibc syscall())"
 common fork_threads fork_threads
 
-# the older programs (see test_exactness.sh for their counts). vfork_exec and
-# exec_from_thread exec getppid_loop with an empty environment: strace's run of it has
-# no LD_PRELOAD, systrace's gets the library back, so the loader's calls for it
-# (openat read newfstatat mmap mprotect close...) differ and are left out.
-LOADER="openat=? read=? pread64=? newfstatat=? mmap=? mprotect=? munmap=? close=?"
+# the older programs (see test_exactness.sh for their counts)
 if compare_inprocess clone_vm default "exit=1 exit_group=1" "$P/clone_vm"; then
 	expect_rows "$T/clone_vm" getppid "2 11" clone_vm
 fi
 expect_never_patched "$T/clone_vm" clone_vm
-if compare_inprocess vfork_exec default "exit_group=4 $LOADER" "$P/vfork_exec"; then
+if compare_inprocess vfork_exec default "exit_group=4" "$P/vfork_exec"; then
 	expect_rows "$T/vfork_exec" getppid "3 77" vfork_exec
 fi
 expect_never_patched "$T/vfork_exec" vfork_exec
@@ -207,7 +200,7 @@ if compare_inprocess fork_from_thread "default" "exit=1 exit_group=2" "$P/fork_f
 	expect_count "$T/fork_from_thread" x86_64 gettid 100 fork_from_thread
 fi
 expect_never_patched "$T/fork_from_thread" fork_from_thread
-if compare_inprocess exec_from_thread default "exit_group=1 $LOADER" "$P/exec_from_thread"; then
+if compare_inprocess exec_from_thread default "exit_group=1" "$P/exec_from_thread"; then
 	expect_count "$T/exec_from_thread" x86_64 getppid 33 exec_from_thread
 fi
 expect_never_patched "$T/exec_from_thread" exec_from_thread

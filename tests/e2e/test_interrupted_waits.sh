@@ -5,7 +5,6 @@
 # sigtimedwait its SIGUSR2, which come only after the six patches made while both
 # threads were blocked), epoll_wait and rt_sigtimedwait counted once each, getppid 6.
 . "$(dirname "$0")/lib.sh"
-require_library
 D=$TMPDIR/waits
 st_run_clean interrupted_waits "$D" "$PROGRAMS/interrupted_waits"
 if require_file "$D/syscalls.csv" interrupted_waits; then

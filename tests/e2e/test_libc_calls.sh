@@ -69,13 +69,12 @@ ST_OPTS=--libc-calls st_run_mode off "$TMPDIR/off" "$P/libc_calls"
 [ "$ST_STATUS" -eq 0 ] || { check_problem "libc_calls exited $ST_STATUS under --patch=off --libc-calls"; st_show_err "$TMPDIR/off"; }
 check_rows "$TMPDIR/off" off
 
-if require_library; then
-	echo "== --libc-calls (default mode), run twice"
-	ST_OPTS=--libc-calls st_run_mode default "$TMPDIR/twice" "$P/libc_calls" again
-	[ "$ST_STATUS" -eq 0 ] || { check_problem "libc_calls again exited $ST_STATUS with --libc-calls"; st_show_err "$TMPDIR/twice"; }
-	check_rows "$TMPDIR/twice" default
-	require_file "$TMPDIR/twice/sites.csv" "libc_calls again" &&
-		{ python3 - "$TMPDIR/twice" <<'PY' || check_problem "the second process's sites do not show the entry points learned in the first (above)"; }
+echo "== --libc-calls (default mode), run twice"
+ST_OPTS=--libc-calls st_run_mode default "$TMPDIR/twice" "$P/libc_calls" again
+[ "$ST_STATUS" -eq 0 ] || { check_problem "libc_calls again exited $ST_STATUS with --libc-calls"; st_show_err "$TMPDIR/twice"; }
+check_rows "$TMPDIR/twice" default
+require_file "$TMPDIR/twice/sites.csv" "libc_calls again" &&
+	{ python3 - "$TMPDIR/twice" <<'PY' || check_problem "the second process's sites do not show the entry points learned in the first (above)"; }
 import csv, os, sys
 rows = list(csv.DictReader(open(os.path.join(sys.argv[1], "sites.csv"), newline="")))
 procs = list(csv.DictReader(open(os.path.join(sys.argv[1], "processes.csv"), newline="")))
@@ -93,15 +92,14 @@ for b in bad:
     print("   ", b)
 sys.exit(1 if bad else 0)
 PY
-	echo "== without --libc-calls"
-	st_run_mode default "$TMPDIR/plain" "$P/libc_calls" again
-	[ "$ST_STATUS" -eq 0 ] || check_problem "libc_calls again exited $ST_STATUS without --libc-calls"
-	if require_file "$TMPDIR/plain/sites.csv" "without --libc-calls" && python3 - "$TMPDIR/plain/sites.csv" <<'PY'; then
+echo "== without --libc-calls"
+st_run_mode default "$TMPDIR/plain" "$P/libc_calls" again
+[ "$ST_STATUS" -eq 0 ] || check_problem "libc_calls again exited $ST_STATUS without --libc-calls"
+if require_file "$TMPDIR/plain/sites.csv" "without --libc-calls" && python3 - "$TMPDIR/plain/sites.csv" <<'PY'; then
 import csv, sys
 sys.exit(0 if any(r["libc_function"] or r["libc_functions"] for r in csv.DictReader(open(sys.argv[1], newline=""))) else 1)
 PY
-		check_problem "without --libc-calls, a site has a libc_function or libc_functions"
-	fi
+	check_problem "without --libc-calls, a site has a libc_function or libc_functions"
 fi
 
 # same_counts NAME MODE CMD...: the per-syscall counts with --libc-calls equal those without

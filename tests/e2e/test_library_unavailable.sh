@@ -1,16 +1,15 @@
 #!/bin/sh
-# An image whose library cannot come up stays on the slow path, exactly counted, and
-# says why (processes.csv `library`, sites.csv `unpatchable:library-<why>`):
-#  - gate-address-taken: a preloaded library maps a page at the gate address before
-#    ours runs (gate_squatter_preload.so); getppid_loop 1000, as the run's first
-#    image (later images have the gate from their first instruction, tracer/early.c:
-#    there the squatter finds the address taken and the program counts in-process);
+# An image whose in-process path cannot come up stays on the slow path, exactly
+# counted, and says why (processes.csv `library`, sites.csv `unpatchable:library-<why>`):
+#  - gate-address-taken: getppid_at_gate 1000, whose executable has a page at the
+#    gate address, so that its set-up at exec (tracer/early.c) cannot map the gate;
 #  - region-unreachable: a program that drops from root to nobody execs
-#    getppid_loop 1000, whose library cannot open the root tracer's region.
+#    getppid_loop 1000, which can neither open the root tracer's region through
+#    /proc nor be given it over the tracer's socket (region_handout.h: only to its
+#    own uid).
 # Each: exit 0, getppid exactly 1000 in the image, nothing in-process, the library
 # column and every site of that image say the reason.
 . "$(dirname "$0")/lib.sh"
-require_library
 T=$TMPDIR
 
 check_image() { # DIR IMAGE REASON
@@ -39,31 +38,18 @@ sys.exit(1 if bad else 0)
 PY
 }
 
-# (systrace puts its own library first in the LD_PRELOAD it is given; the plain
-# build: ASan must come first in its own process)
-LD_PRELOAD="$PROGRAMS/gate_squatter_preload.so"
-export LD_PRELOAD
-ST_BIN=$SYSTRACE_PLAIN st_run_mode default "$T/gate" "$PROGRAMS/getppid_loop" 1000
-unset LD_PRELOAD
-[ "$ST_STATUS" -eq 0 ] || check_problem "gate squatter: systrace exited $ST_STATUS"
-require_file "$T/gate/processes.csv" "gate squatter" && check_image "$T/gate" 1 gate-address-taken
-# the same program after env, whose loader calls taught the tracer the loader's sites
-st_run_mode default "$T/gate2" env LD_PRELOAD="$PROGRAMS/gate_squatter_preload.so" "$PROGRAMS/getppid_loop" 1000
-[ "$ST_STATUS" -eq 0 ] || check_problem "gate squatter after env: systrace exited $ST_STATUS"
-if require_file "$T/gate2/processes.csv" "gate squatter after env"; then
-	csvtool library "$T/gate2" ready /getppid_loop >/dev/null ||
-		check_problem "gate squatter after env: the library of getppid_loop is not ready (its gate was mapped at exec)"
-	expect_count "$T/gate2" x86_64 getppid 1000 "gate squatter after env"
-fi
+st_run_mode default "$T/gate" "$PROGRAMS/getppid_at_gate" 1000
+[ "$ST_STATUS" -eq 0 ] || check_problem "getppid_at_gate: systrace exited $ST_STATUS"
+require_file "$T/gate/processes.csv" "getppid_at_gate" && check_image "$T/gate" 1 gate-address-taken
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "    region-unreachable case not run: it needs root (to drop to nobody)"
 else
-	# nobody must reach the program and the library (a checkout may sit in a
-	# private folder): copies of both, and of systrace, in a world-readable one
+	# nobody must reach the program (a checkout may sit in a private folder): a
+	# copy of it, and of systrace, in a world-readable one
 	open=$(mktemp -d /tmp/systrace-nobody.XXXXXX) || fail "mktemp"
-	chmod 755 "$open" && cp "$PROGRAMS/getppid_loop" "$SYSTRACE" "$LIBSYSTRACE" "$open/" &&
-		chmod 755 "$open/getppid_loop" "$open/systrace" && chmod 644 "$open/libsystrace.so"
+	chmod 755 "$open" && cp "$PROGRAMS/getppid_loop" "$SYSTRACE" "$open/" &&
+		chmod 755 "$open/getppid_loop" "$open/systrace"
 	ST_BIN=$open/systrace st_run_mode default "$T/uid" "$PROGRAMS/drop_uid" "$open/getppid_loop" 1000
 	rm -rf "$open"
 	[ "$ST_STATUS" -eq 0 ] || check_problem "drop_uid: systrace exited $ST_STATUS"

@@ -23,7 +23,6 @@
 #    said it made 100,000): nothing lost.
 . "$(dirname "$0")/lib.sh"
 P=$PROGRAMS
-require_library
 T=$TMPDIR
 LOGTOOL="python3 $E2E_DIR/logtool.py"
 SYSCALL_TABLE=$BUILD_DIR/gen/syscall_table.c

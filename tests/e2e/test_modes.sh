@@ -2,9 +2,8 @@
 # The four --patch modes on race_threads (8 threads released together at one inline
 # getppid site, race_site, and at glibc's getppid; see tests/programs/race_threads.c):
 #  - every mode: the program exits 0 (it checks all 32,000 results);
-#  - off, single, safe: the counts equal strace -f -c's with the library preloaded
-#    (off: no library, so compared with strace's run without it), and getppid is
-#    exactly 2 * 8 * 2000 + 1;
+#  - off, single, safe: the counts equal strace -f -c's, and getppid is exactly
+#    2 * 8 * 2000 + 1;
 #  - off: no site patched, no call in-process;
 #  - single (patching that assumes one thread): race_site, only ever run by several
 #    threads, is never patched (pending or unpatchable) and has no in-process call;
@@ -13,11 +12,9 @@
 #    status is required; its counts are printed.
 # safe runs three times (races), with 8 and with 16 threads.
 . "$(dirname "$0")/lib.sh"
-require_library
 T=$TMPDIR
 PROG=$PROGRAMS/race_threads
 
-# off: the library is not loaded, so compare with strace without it
 echo "== race_threads --patch=off"
 st_run_mode off "$T/off" "$PROG" 8 2000
 if [ "$ST_STATUS" -ne 0 ]; then

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Patches applied at start: every hazard program runs twice in one systrace run
 # (`sh -c 'prog && prog'`), so that its second process finds the sites its first one
-# patched already written when its library becomes ready, before main, and never
-# traps at them. For each program:
+# patched already written when its in-process path comes up, before main, and
+# never traps at them. For each program:
 #  - both processes exit 0 (each checks its own results: registers, red zone,
 #    returns, handlers, children);
 #  - the calls of the two processes together, per syscall name (the shell's own
@@ -16,7 +16,6 @@
 #    reason (what the tracer learned of the code, kept, not planned again).
 . "$(dirname "$0")/lib.sh"
 P=$PROGRAMS
-require_library
 T=$TMPDIR
 
 # twice NAME "SYMBOL..." "TIMING..." PROG [ARG...]: TIMING, the syscalls whose count

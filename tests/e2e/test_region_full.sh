@@ -4,7 +4,7 @@
 #  - fork_tree (15 processes, each 40 getppid through glibc's syscall(), forked after
 #    their parent patched that site) and fork_threads (children forked while
 #    threads run patched sites) exit 0;
-#  - their counts equal strace -f -c's (library preloaded), and per image they are
+#  - their counts equal strace -f -c's, and per image they are
 #    exactly as constructed (a child that inherited patched code but has no slot must
 #    not count into its parent's);
 #  - every image says library `ready` or `region-full`, and at least one says
@@ -13,7 +13,6 @@
 #    had made; its counts are still exact, above);
 #  - systrace says so on stderr (a line with "region" and "slot" or "full").
 . "$(dirname "$0")/lib.sh"
-require_library
 T=$TMPDIR
 # shellcheck disable=SC2034 # read by st_run_mode in lib.sh
 ST_OPTS=--region-slots=1

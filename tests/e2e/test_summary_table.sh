@@ -67,10 +67,10 @@ if table_run off off "$P/getppid_loop" 1000; then
 	same_table "--patch=off" "$D.err" "$TMPDIR/off-report.out"
 fi
 
-echo "== getppid_loop 1000, default mode: in-process calls, against strace -f -c with the library"
+echo "== getppid_loop 1000, default mode: in-process calls, against strace -f -c"
 D=$TMPDIR/inprocess
 if table_run inprocess default "$P/getppid_loop" 1000; then
-	strace_count_preload "$D.strace" "$P/getppid_loop" 1000
+	strace_count "$D.strace" "$P/getppid_loop" 1000
 	csvtool ctable "$D.err" "$D" --order calls --strace "$D.strace" x86_64 exit_group=1 ||
 		check_problem "the table of the default mode (above)"
 	row=$(grep -E ' getppid +[0-9]+ +[0-9]+$' "$D.err")

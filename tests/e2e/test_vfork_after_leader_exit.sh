@@ -3,7 +3,6 @@
 # patches it makes count in the right rows: vfork_after_leader_exit exits 0 with
 # getppid 1 in the child's row, getppid 100 and getpid 50 in the parent's.
 . "$(dirname "$0")/lib.sh"
-require_library
 D=$TMPDIR/vfork_zombie
 st_run_mode default "$D" "$PROGRAMS/vfork_after_leader_exit"
 [ "$ST_STATUS" -eq 0 ] || check_problem "vfork_after_leader_exit exited $ST_STATUS (natively 0)"

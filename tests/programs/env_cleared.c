@@ -1,11 +1,10 @@
-/* A program that removes everything the preloaded library could have been reached
- * through: it clears its environment (LD_PRELOAD included), closes every file
+/* A program that removes everything an in-process path could be reached through
+ * (a preloaded library, a descriptor): it clears its environment, closes every file
  * descriptor (close_range), then calls syscall(SYS_getppid) N times (argv[1], default
  * 2000), so that site is patched and used after all that; then it execs getppid_loop
  * M (argv[2], default 3000; the getppid_loop beside this program) with an empty
- * environment and no descriptors: the new image has no LD_PRELOAD unless the tracer
- * puts it back. With no descriptor left nothing can be reported: it exits 1 if a
- * getppid result is wrong, 2 if the execve fails.
+ * environment and no descriptors. With no descriptor left nothing can be reported:
+ * it exits 1 if a getppid result is wrong, 2 if the execve fails.
  * Counts: getppid N + 1 + M (the +1: the expected value), close_range 1, execve 2,
  * exit_group 1; per image: this program's N + 1, getppid_loop's M. */
 #define _GNU_SOURCE

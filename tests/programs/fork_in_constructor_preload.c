@@ -1,8 +1,7 @@
-/* A preloaded library whose constructor runs before libsystrace.so's (it comes after
- * it in LD_PRELOAD) and forks a child that loads a library: the loader's sites, which
- * an image can have patched from its first instruction (tracer/early.c), run in two
- * processes before either's library is ready, each counting in its own slot. Built
- * as a shared object (name ends in _preload). */
+/* A preloaded library whose constructor, before main, forks a child that loads a
+ * library: the loader's sites, which an image can have patched from its first
+ * instruction (tracer/early.c), run in two processes at their start, each counting
+ * in its own slot. Built as a shared object (name ends in _preload). */
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <sys/wait.h>

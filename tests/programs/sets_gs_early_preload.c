@@ -1,4 +1,4 @@
-/* A preloaded library whose constructor runs before libsystrace.so's and takes %gs
+/* A preloaded library whose constructor, before main, takes %gs
  * for the program (arch_prctl ARCH_SET_GS), then loads a library (the loader's
  * patched sites, whose stubs count through gs) and checks that its block behind gs
  * stayed untouched: the tracer must withdraw the patches written at exec before the

@@ -1,7 +1,7 @@
-/* A preloaded library whose constructor runs before libsystrace.so's and starts a
- * thread that loads a library, then joins it: the loader's sites run in a second
- * thread before the library is ready, counting in a slot of its own. Built as a
- * shared object (name ends in _preload). */
+/* A preloaded library whose constructor, before main, starts a thread that loads a
+ * library, then joins it: the loader's sites run in a second thread at the image's
+ * start, counting in a slot of its own. Built as a shared object (name ends in
+ * _preload). */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,0 +1,46 @@
+#!/bin/sh
+# A command that chroots into a root where none of systrace's files exist, nor /proc
+# (a jail built here: the loader, libc, sh and getppid_loop): its programs run as
+# they do alone and stay in-process.
+# `chroot JAIL /bin/sh -c 'getppid_loop 1000; getppid_loop 1000'`, default mode:
+#  - exit status 0, nothing on stderr (ld.so's "cannot be preloaded" for a library
+#    path the jail does not have, for one);
+#  - both getppid_loop images have their in-process path up (library `ready`),
+#    1000 getppid each, at least 999 of their calls in-process;
+#  - the counts equal strace -f -c's of the same command (+ exit_group).
+. "$(dirname "$0")/lib.sh"
+P=$PROGRAMS
+T=$TMPDIR
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "    not run: chroot needs root"
+	finish
+fi
+J=$T/root
+mkdir -p "$J/bin" || fail "mkdir $J"
+for f in $(ldd "$P/getppid_loop" /bin/sh | awk '/=>/ { print $3; next } $1 ~ /^\// && $1 !~ /:$/ { print $1 }' | sort -u); do
+	mkdir -p "$J$(dirname "$f")" && cp -L "$f" "$J$f" || fail "cannot copy $f into the jail"
+done
+cp "$P/getppid_loop" "$J/bin/" && cp -L /bin/sh "$J/bin/sh" || fail "cannot copy the programs into the jail"
+[ -e "$J/proc/self" ] && fail "the jail has a /proc"
+
+if compare_inprocess jail default "exit_group=3" chroot "$J" /bin/sh -c '/bin/getppid_loop 1000; /bin/getppid_loop 1000'; then
+	if [ -s "$T/jail.err" ]; then
+		check_problem "chroot: output on stderr"
+		st_show_err "$T/jail"
+	fi
+	python3 - "$T/jail" <<'PY' || check_problem "chroot: the getppid_loop images are not in-process (above)"
+import csv, sys
+d = sys.argv[1]
+rows = [r for r in csv.DictReader(open(d + "/processes.csv", newline="")) if r["exe"].endswith("/getppid_loop")]
+bad = len(rows) != 2
+for r in rows:
+    print(f"    pid {r['pid']} image {r['image']}: library {r['library']}, syscalls {r['syscalls']}, "
+          f"inprocess {r['inprocess']}")
+    bad |= r["library"] != "ready" or int(r["inprocess"]) < 999
+sys.exit(1 if bad else 0)
+PY
+	# (sh's own getppid, for $PPID)
+	expect_rows "$T/jail" getppid "1 1000 1000" "chroot"
+fi
+finish

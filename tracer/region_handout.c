@@ -1,0 +1,101 @@
+#include "region_handout.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "shared_region.h"
+#include "tasks.h"
+
+static struct region_reach reach;
+static int listener = -1;
+
+bool handout_open(char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (fstat(region_fd(), &st) < 0) {
+		snprintf(err, errlen, "cannot stat the shared region: %s", strerror(errno));
+		return false;
+	}
+	snprintf(reach.path, sizeof(reach.path), "/proc/%d/fd/%d", (int)getpid(), region_fd());
+	reach.dev = st.st_dev;
+	reach.ino = st.st_ino;
+	listener = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (listener < 0) {
+		snprintf(err, errlen, "cannot make the socket that hands out the shared region: %s", strerror(errno));
+		return false;
+	}
+	/* a name nobody else holds: another tracer's, or a squatter's, fails the bind */
+	for (int tries = 0; tries < 8; tries++) {
+		uint64_t nonce = 0;
+		int n;
+
+		if (getrandom(&nonce, sizeof(nonce), 0) != sizeof(nonce))
+			nonce = (uint64_t)tries;
+		reach.addr = (struct sockaddr_un){ .sun_family = AF_UNIX };
+		n = snprintf(reach.addr.sun_path + 1, sizeof(reach.addr.sun_path) - 1, "systrace-%d-%016llx",
+			     (int)getpid(), (unsigned long long)nonce);
+		reach.addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+		if (bind(listener, (struct sockaddr *)&reach.addr, reach.addr_len) == 0 && listen(listener, 64) == 0)
+			return true;
+	}
+	snprintf(err, errlen, "cannot bind the socket that hands out the shared region: %s", strerror(errno));
+	close(listener);
+	listener = -1;
+	return false;
+}
+
+const struct region_reach *handout_reach(void)
+{
+	return &reach;
+}
+
+/* Whether the peer of a connection may have the region: an image in its set-up at
+ * exec (early.c), with the tracer's effective uid. */
+static bool may_have(int conn)
+{
+	struct ucred peer;
+	socklen_t len = sizeof(peer);
+	const struct thread *t;
+
+	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &peer, &len) < 0 || len != sizeof(peer))
+		return false;
+	t = thread_find(peer.pid);
+	return t && t->setup && peer.uid == geteuid();
+}
+
+static void send_region(int conn)
+{
+	char byte = 'r';
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+			      .msg_controllen = sizeof(control.buf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	int fd = region_fd();
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(fd));
+	/* the image's socket is fresh: one byte always fits (nothing waits on it) */
+	sendmsg(conn, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+void handout_serve(void)
+{
+	int conn;
+
+	while (listener >= 0 && (conn = accept4(listener, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+		if (may_have(conn))
+			send_region(conn);
+		close(conn);
+	}
+}
