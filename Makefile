@@ -31,8 +31,12 @@ LIB_SRC     := $(COMMON_SRC) $(STATS_SRC) $(PATCHER_SRC) $(filter-out tracer/mai
 UNIT_SRC    := $(wildcard tests/unit/*.c)
 PROGRAM_SRC := $(filter-out %_preload.c,$(wildcard tests/programs/*.c))
 PRELOAD_SRC := $(wildcard tests/programs/*_preload.c)
+# programs built with AddressSanitizer, once by gcc and once by clang (their runtimes
+# differ: gcc's is a shared library that must come first, clang's is linked in)
+SANITIZED_SRC := $(wildcard tests/programs/sanitized/*.c)
+SANITIZED   := $(foreach p,$(SANITIZED_SRC:tests/programs/sanitized/%.c=%),$(BUILD)/tests/programs/$(p)_gcc $(BUILD)/tests/programs/$(p)_clang)
 PROGRAMS    := $(PROGRAM_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%) \
-	       $(PRELOAD_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%.so)
+	       $(PRELOAD_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%.so) $(SANITIZED)
 
 obj = $(addprefix $(BUILD)/$(1)/,$(addsuffix .o,$(basename $(2))))
 
@@ -96,6 +100,13 @@ $(BUILD)/tests/programs/%: tests/programs/%.c $(wildcard tests/programs/*.h)
 	@mkdir -p $(@D)
 	$(CC) -O1 -g $(WARN) -pthread $(if $(findstring _static,$*),-static) \
 		$(if $(findstring _at_gate,$*),$(AT_GATE)) -o $@ $<
+
+$(BUILD)/tests/programs/%_gcc: tests/programs/sanitized/%.c
+	@mkdir -p $(@D)
+	gcc -O1 -g $(WARN) -fsanitize=address -pthread -o $@ $<
+$(BUILD)/tests/programs/%_clang: tests/programs/sanitized/%.c
+	@mkdir -p $(@D)
+	clang -O1 -g $(WARN) -fsanitize=address -pthread -o $@ $<
 
 check: check-static check-unit check-e2e
 # no include cycle among the modules of a folder (their layers: docs/architecture.md)

@@ -29,6 +29,16 @@ clang_fuzzes() {
 	return $ok
 }
 
+# whether clang links an AddressSanitizer program (its runtime is a package of its own)
+clang_sanitizes() {
+	probe=$(mktemp -d)
+	echo 'int main(void) { return 0; }' > "$probe/p.c"
+	ok=0
+	command -v clang >/dev/null 2>&1 && clang -fsanitize=address -o "$probe/p" "$probe/p.c" 2>/dev/null || ok=1
+	rm -rf "$probe"
+	return $ok
+}
+
 if [ "$1" = fuzz ]; then
 	clang_fuzzes && exit 0
 	apt_install "clang with libFuzzer" clang libclang-rt-dev
@@ -39,15 +49,17 @@ fi
 pc_modules="libelf capstone libunwind-ptrace check"
 # chromium: the HTML report's test loads the page headless (tests/e2e/test_html_report.sh);
 # man: the man pages' test renders them (tests/e2e/test_man.sh);
+# clang: the sanitizer tests build with both compilers (tests/programs/sanitized);
 # valgrind: tests/e2e/test_valgrind.sh runs programs under it
-tools="pkg-config strace python3 chromium man valgrind"
+tools="pkg-config strace python3 chromium man clang valgrind"
 missing=0
 for t in $tools; do command -v "$t" >/dev/null 2>&1 || missing=1; done
 [ -x /usr/bin/time ] || missing=1 # the memory test measures with it
+clang_sanitizes || missing=1
 if [ "$missing" = 0 ] && pkg-config --exists $pc_modules 2>/dev/null; then
 	exit 0
 fi
 apt_install "build dependencies ($pc_modules)" \
 	pkg-config libelf-dev libcapstone-dev libunwind-dev check strace linux-libc-dev time python3 chromium man-db \
-	valgrind
+	clang libclang-rt-dev valgrind
 pkg-config --exists $pc_modules

@@ -19,6 +19,7 @@
 #include "held_statuses.h"
 #include "libc_calls.h"
 #include "library.h"
+#include "nested_ptrace.h"
 #include "patching.h"
 #include "placement.h"
 #include "procfs.h"
@@ -223,6 +224,9 @@ static void on_seccomp(struct thread *t)
 		if (syscall_log_on())
 			syscall_log_enter(t, idx, site);
 	}
+	/* a program's own ptrace of systrace's threads, and its waits for them */
+	if (abi == ABI_X86_64 && !repeat && nested_on_call(t, (long)info.seccomp.nr, info.seccomp.args))
+		return;
 	if (abi == ABI_X86_64)
 		patched = patching_on_call(t, site, site != info.instruction_pointer - 2, (long)info.seccomp.nr);
 	if (patched == PATCH_HELD)
@@ -457,6 +461,8 @@ static void dispatch(pid_t tid, int status)
 		return;
 	if (!t)
 		t = children_on_unknown_stop(tid);
+	if (nested_holds(t, status))
+		return; /* stopped for the program that ptrace-attached it */
 	placement_note_stop(t, monotonic_ns());
 	sig = WSTOPSIG(status);
 	interrupted = t->interrupted;
@@ -544,6 +550,7 @@ void events_run(pid_t root, struct run_result *res)
 	struct image *launcher;
 
 	learn_numbers();
+	nested_setup(resume);
 	root_pid = root;
 	result = res;
 	launcher = image_new(root, 0, getpid(), NULL);

@@ -14,6 +14,7 @@
 #include "counting.h"
 #include "grow_array.h"
 #include "known_sites.h"
+#include "must_stop.h"
 #include "region.h"
 #include "region_handout.h"
 #include "shared_region.h"
@@ -143,6 +144,22 @@ static void take_counts(struct thread *t, bool again)
 	syscall_log_drain(t); /* under --log, the in-process counts are the log's */
 	if (again)
 		region_slot_clear(t->slot, as->next_counter);
+}
+
+static bool is_wait(const struct patch *p)
+{
+	return must_stop_waits(p->plan.nr);
+}
+
+void library_waits_stop(struct thread *t)
+{
+	struct addr_space *as = t->img->as;
+
+	if (as->waits_stop)
+		return;
+	if (as->npatched)
+		patches_withdraw_if(t, as, is_wait);
+	as->waits_stop = true;
 }
 
 void library_on_arch_prctl(struct thread *t, uint64_t code)

@@ -31,6 +31,10 @@ bool library_up_without_ready(struct thread *t);
 void library_image_starts(struct image *img, const struct image *creator, bool shares_memory);
 /* At a new thread's first stop, before it runs: its own counter slot, through %gs. */
 void library_thread_starts(struct thread *t);
+/* At the first ptrace of systrace's threads by a process of t's memory: its waits,
+ * and its calls of run-time numbers, go back to stopping (their patches written
+ * back, with the memory's threads stopped), the rest of its path stays. */
+void library_waits_stop(struct thread *t);
 /* At an arch_prctl's seccomp stop: a program that sets its own %gs base gets its
  * memory's patches written back first, and stays on the ptrace path. */
 void library_on_arch_prctl(struct thread *t, uint64_t code);

@@ -14,6 +14,7 @@
 #include "launch.h"
 #include "libc_calls.h"
 #include "library.h"
+#include "nested_ptrace.h"
 #include "objects.h"
 #include "options.h"
 #include "output_dir.h"
@@ -129,6 +130,7 @@ int main(int argc, char **argv)
 	tasks_set_output_dir(&out);
 	/* a thread's waiting log entry before the in-process ones its slot holds */
 	tasks_on_thread_leave(syscall_log_unfinished);
+	tasks_on_thread_leave(nested_thread_leaves);
 	tasks_on_thread_leave(library_thread_ends);
 	tasks_on_image_complete(library_image_complete);
 	tasks_on_image_complete(libc_calls_complete);

@@ -1,13 +1,14 @@
 #include "must_stop.h"
 
 #include <stdio.h>
+#include <sys/syscall.h>
 
 #include "interned.h"
 #include "syscall_names.h"
 
 static const char *const names[] = {
 	"rt_sigreturn", "clone", "clone3", "fork", "vfork", "execve", "execveat",
-	"exit", "sched_setaffinity", "sched_getaffinity",
+	"exit", "sched_setaffinity", "sched_getaffinity", "ptrace",
 };
 #define NCALLS (sizeof(names) / sizeof(names[0]))
 static int indexes[NCALLS];
@@ -42,6 +43,11 @@ const int *must_stop_indexes(size_t *n)
 {
 	*n = NCALLS;
 	return indexes;
+}
+
+bool must_stop_waits(long nr)
+{
+	return nr < 0 || nr == SYS_wait4 || nr == SYS_waitid;
 }
 
 const struct stub_guard *must_stop_guards(size_t *n)

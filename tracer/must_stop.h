@@ -6,7 +6,8 @@
  *   - exit may run on a stack the thread itself unmapped (musl's pthread_exit:
  *     munmap, then exit), which the stub's call to the gate would need;
  *   - the tracer needs their entry: execve, execveat (the exec's set-up), the
- *     affinity calls (placement.c).
+ *     affinity calls (placement.c), ptrace (a traced program's ptrace of threads
+ *     systrace traces is answered by the tracer: nested_ptrace.h).
  * And the calls that must stop only in some cases (the stubs check, patcher/stub.h):
  *   - arch_prctl(ARCH_SET_GS): a program that sets its own %gs base takes the stubs'
  *     counters away (library.c withdraws the patches first); glibc's loader makes
@@ -28,5 +29,9 @@ const char *must_stop_reason(int nr);
 const int *must_stop_indexes(size_t *n);
 /* The calls that stop only in some cases, for the stubs (x86-64 numbers). */
 const struct stub_guard *must_stop_guards(size_t *n);
+/* In a memory whose waits must reach the tracer (its process ptraces threads that
+ * systrace traces: nested_ptrace.h), whether a site of number nr (-1: it varies)
+ * must stay traced: wait4, waitid, and every site whose number varies. */
+bool must_stop_waits(long nr);
 
 #endif

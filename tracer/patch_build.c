@@ -24,6 +24,12 @@ bool patch_build(struct addr_space *as, struct patch *p, uint64_t at, uint8_t st
 		patch_decide(p, "counters-full");
 		return false;
 	}
+	/* a memory that ptraces threads: its waits must stop (planned elsewhere, or
+	 * before, such a site is built nowhere else) */
+	if (as->waits_stop && must_stop_waits(p->plan.nr)) {
+		patch_decide(p, "waits-of-a-ptracer");
+		return false;
+	}
 	*len = stub_build(&p->plan, &cfg, at, stub, STUB_MAX_LEN, &p->stub);
 	if (!*len || !patch_bytes(&p->plan, at, jump)) {
 		patch_decide(p, "stub-out-of-reach");

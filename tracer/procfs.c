@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -98,6 +99,44 @@ bool procfs_status_u64(pid_t tid, const char *key, int base, uint64_t *value)
 
 	*value = f.value;
 	return ok;
+}
+
+size_t procfs_status_list(pid_t tid, const char *key, uint64_t *values, size_t max)
+{
+	char path[64], buf[4096];
+	size_t klen = strlen(key), n = 0;
+	const char *line;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = 0;
+	for (line = buf; line && strncmp(line, key, klen) != 0; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+		;
+	if (!line || line[klen] != ':')
+		return 0;
+	for (char *p = (char *)line + klen + 1, *end; n < max && *p != '\n'; p = end) {
+		values[n] = strtoull(p, &end, 10);
+		if (end == p)
+			break;
+		n++;
+	}
+	return n;
+}
+
+uint64_t procfs_pid_ns(pid_t tid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)tid);
+	return stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
 char *procfs_exe(pid_t pid)

@@ -19,6 +19,11 @@ struct status_field {
 	uint64_t value;
 };
 bool procfs_status(pid_t tid, struct status_field *fields, size_t n);
+/* The numbers of a line of /proc/<tid>/status that holds several ("Uid", "NSpid"):
+ * how many were read into values (at most max), 0 if none. */
+size_t procfs_status_list(pid_t tid, const char *key, uint64_t *values, size_t max);
+/* The inode of tid's pid namespace (/proc/<tid>/ns/pid), 0 if unreadable. */
+uint64_t procfs_pid_ns(pid_t tid);
 /* User and system time of the whole thread group so far. */
 bool procfs_times(pid_t pid, uint64_t *user_ns, uint64_t *sys_ns);
 /* The executable's path (malloc'd), or NULL. */

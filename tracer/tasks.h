@@ -82,6 +82,17 @@ struct thread {
 	 * call emptied it meanwhile): the entry's number in the file, by seq */
 	struct log_unanswered { uint64_t seq, number; struct log_entry entry; } log_unanswered[4];
 	unsigned nlog_unanswered;
+	/* A traced program's own ptrace of this thread (LeakSanitizer stopping the world),
+	 * emulated by nested_ptrace.c: who attached it, the tid as that one named it,
+	 * and systrace's own stop of it, kept while the program has it stopped */
+	pid_t ptracer, ptracer_tgid, ptraced_as;
+	enum nested_state { NESTED_NONE, NESTED_STOPPING, NESTED_STOPPED } nested;
+	bool nested_reported;          /* its stop was given to the program's wait */
+	int nested_status;
+	/* ... and as that program: its wait for one of them, kept at its seccomp stop
+	 * until the stop comes */
+	pid_t waits_for;               /* 0: none */
+	uint64_t wait_status_at;       /* where the wait status goes (0: nowhere) */
 	struct thread *hash_next;
 };
 

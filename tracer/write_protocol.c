@@ -263,6 +263,11 @@ bool patch_write(struct thread *t, struct addr_space *as, const struct patch *p,
 
 void patches_withdraw(struct thread *t, struct addr_space *as)
 {
+	patches_withdraw_if(t, as, NULL);
+}
+
+void patches_withdraw_if(struct thread *t, struct addr_space *as, bool (*which)(const struct patch *p))
+{
 	struct sharers sh;
 
 	collect_sharers(&sh, t, as);
@@ -271,6 +276,8 @@ void patches_withdraw(struct thread *t, struct addr_space *as)
 	for (size_t i = 0; i < as->sites.n; i++) {
 		struct patch *p = &as->patches[i];
 
+		if (which && (p->state == PATCH_UNPLANNED || !which(p)))
+			continue;
 		if (p->state == PATCH_WRITTEN)
 			as_write(as, t->tid, p->plan.start, p->plan.original, p->plan.end - p->plan.start);
 		if (patch_has_counter(p))

@@ -23,5 +23,8 @@ bool patch_write(struct thread *t, struct addr_space *as, const struct patch *p,
  * threads stopped (a thread is about to run that has no counter slot, or the program
  * takes %gs for itself); no site of it is patched from then on. */
 void patches_withdraw(struct thread *t, struct addr_space *as);
+/* The same for the patches which(p) chooses (undecided sites are left as they are);
+ * those sites are not patched again. */
+void patches_withdraw_if(struct thread *t, struct addr_space *as, bool (*which)(const struct patch *p));
 
 #endif
