@@ -102,7 +102,7 @@ static void emit_guard(struct emitter *e, const struct stub_guard *g, const stru
 {
 	switch (g->kind) {
 	case GUARD_SETS_GS:
-		EMIT(e, 0x48, 0x81, 0xff); /* cmp $ARCH_SET_GS,%rdi */
+		EMIT(e, 0x81, 0xff); /* cmp $ARCH_SET_GS,%edi: the kernel takes an int */
 		emit_u32(e, 0x1001);
 		emit_jump(e, JE, sizeof(JE), e->addr + m->slow_pop);
 		break;
@@ -113,11 +113,20 @@ static void emit_guard(struct emitter *e, const struct stub_guard *g, const stru
 		emit_u32(e, 4095);
 		EMIT(e, 0x48, 0x81, 0xe1);       /* and $-4096,%rcx */
 		emit_u32(e, (uint32_t)-4096);
+		/* the stack from the program's rsp down to the deepest the stub and the
+		 * gate's routines write: the range is a page or more, so if it meets
+		 * that span it holds one of its ends; the same for the stub */
 		EMIT(e, 0x4c, 0x8d, 0x9c, 0x24); /* lea 136(%rsp),%r11: the program's rsp */
 		emit_u32(e, 136);
 		emit_in_range(e, m);
-		EMIT(e, 0x4c, 0x8d, 0x1d); /* lea 0(%rip),%r11: this stub */
-		emit_u32(e, 0);
+		EMIT(e, 0x4c, 0x8d, 0x9c, 0x24); /* lea 136-depth(%rsp),%r11 */
+		emit_u32(e, (uint32_t)(136 - STUB_STACK_DEPTH));
+		emit_in_range(e, m);
+		EMIT(e, 0x4c, 0x8d, 0x1d); /* lea start(%rip),%r11: this stub's first byte */
+		emit_u32(e, (uint32_t)-(int32_t)(e->len + 4));
+		emit_in_range(e, m);
+		EMIT(e, 0x4c, 0x8d, 0x1d); /* lea start+STUB_MAX_LEN-1(%rip),%r11: past its last */
+		emit_u32(e, (uint32_t)(STUB_MAX_LEN - 1 - (int32_t)(e->len + 4)));
 		emit_in_range(e, m);
 		EMIT(e, 0x49, 0xbb); /* movabs $gate,%r11 */
 		emit_u64(e, cfg->gate);

@@ -32,9 +32,10 @@
  *   guarded number (stub_config.guards): a number that must stop only when its
  *   arguments say so; for it, fixed or run-time, between pushfq and the count:
  *     [cmp $g,%eax ; jne 1f]                            run-time number only
- *     arch_prctl: cmp $ARCH_SET_GS,%rdi ; je slow_pop   (it would take %gs)
+ *     arch_prctl: cmp $ARCH_SET_GS,%edi ; je slow_pop   (it would take %gs; an int)
  *     munmap: lea 4095(%rsi),%rcx ; and $-4096,%rcx    the length in pages
- *       then for the stack pointer, the stub itself and the gate, each x:
+ *       then for the program's stack pointer and STUB_STACK_DEPTH below it, the
+ *       stub's first byte and STUB_MAX_LEN - 1 past it, and the gate, each x:
  *       x -> %r11 ; sub %rdi,%r11 ; cmp %rcx,%r11 ; jb slow_pop
  *                                                    (x in [addr, addr + len): the
  *                                                     call would unmap what the
@@ -63,6 +64,10 @@
 #include "patch_plan.h"
 
 #define STUB_MAX_LEN 512
+/* How far below the program's rsp a call through a stub writes: the stub's red-zone
+ * step and pushes, the gate's return address, and under --log the log routine's
+ * frame and its flush's pushes (tracer/gate_code.S), 192 bytes at most. */
+#define STUB_STACK_DEPTH 192
 
 /* A number whose call must stop in the tracer only when its arguments say so. */
 enum stub_guard_kind {

@@ -495,7 +495,8 @@ void library_on_arch_prctl(struct thread *t, uint64_t code)
 {
 	struct image *img = t->img;
 
-	if (code != ARCH_SET_GS || !(img->ready || img->as->mapped_at_exec))
+	/* the kernel takes the code as an int: the upper half does not matter */
+	if ((int)code != ARCH_SET_GS || !(img->ready || img->as->mapped_at_exec))
 		return;
 	/* the program takes %gs for itself: the stubs go before the call is made */
 	patches_withdraw(t, img->as);

@@ -199,6 +199,32 @@ static bool unmap_counted(fn3 fn, bool fixed, const struct block *b, const struc
 }
 
 /* arch_prctl stops only to set %gs; munmap only over the stack, the stub or the gate. */
+/* Calls fn(a0, a1, a2) on a stack whose top is top: fn starts with rsp = top - 16. */
+long stub_test_call_on_stack(fn3 fn, long a0, long a1, long a2, uint64_t top);
+__asm__(".pushsection .text\n"
+	".globl stub_test_call_on_stack\n"
+	".type stub_test_call_on_stack, @function\n"
+	"stub_test_call_on_stack:\n"
+	"	mov %rsp,%rax; mov %r8,%rsp; push %rax\n"
+	"	mov %rdi,%rax; mov %rsi,%rdi; mov %rdx,%rsi; mov %rcx,%rdx\n"
+	"	call *%rax\n"
+	"	pop %rsp; ret\n"
+	".size stub_test_call_on_stack, .-stub_test_call_on_stack\n"
+	".popsection\n");
+
+/* unmap_counted with the program's stack pointer at top - 16. */
+static bool unmap_counted_on(fn3 fn, bool fixed, const struct block *b, const struct rig *r, uint64_t top,
+			     uint64_t at, long len)
+{
+	uint64_t before = site_count(b, r);
+	long ret = fixed ? stub_test_call_on_stack(fn, (long)at, len, 0, top)
+			 : stub_test_call_on_stack(fn, SYS_munmap, (long)at, len, top);
+
+	ck_assert_int_eq(ret, -EINVAL);
+	return site_count(b, r) == before + 1;
+}
+
+/* arch_prctl stops only to set %gs; munmap only over the stack, the stub or the gate. */
 START_TEST(guarded_numbers)
 {
 	static const uint8_t munmap_fn[] = { 0xb8, 0x0b, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xc3 };
@@ -206,6 +232,8 @@ START_TEST(guarded_numbers)
 	struct rig r, fixed;
 	fn3 fn, fixed_fn;
 	uint64_t gs = 0, here = (uintptr_t)&gs;
+	uint8_t *stack_area = mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t stack = (uintptr_t)stack_area;
 
 	rig_guards = guards;
 	rig_nguards = 2;
@@ -213,6 +241,7 @@ START_TEST(guarded_numbers)
 	fixed_fn = rig_install_at(&fixed, munmap_fn, sizeof(munmap_fn), 5, NULL, 0, 16);
 	rig_guards = NULL;
 	rig_nguards = 0;
+	ck_assert_ptr_ne(stack_area, MAP_FAILED);
 	ck_assert_int_eq(fixed.plan.nr, SYS_munmap);
 	gs_use(&b);
 	ck_assert_int_eq(fn(SYS_arch_prctl, ARCH_GET_GS, (long)&gs), 0);
@@ -221,6 +250,9 @@ START_TEST(guarded_numbers)
 	ck_assert_uint_eq(nr_count(&b, SYS_arch_prctl), 1);
 	ck_assert_int_eq(fn(SYS_arch_prctl, ARCH_SET_GS, (long)&b), 0); /* slow: not counted */
 	ck_assert_uint_eq(site_count(&b, &r), 1);
+	/* the kernel takes the code as an int: garbage above it still sets gs */
+	ck_assert_int_eq(fn(SYS_arch_prctl, (long)(0xdead000000000000ul | ARCH_SET_GS), (long)&b), 0);
+	ck_assert_uint_eq(site_count(&b, &r), 1);
 	for (int k = 0; k < 2; k++) {
 		fn3 f = k ? fixed_fn : fn;
 		const struct rig *g = k ? &fixed : &r;
@@ -228,6 +260,10 @@ START_TEST(guarded_numbers)
 		ck_assert(unmap_counted(f, k, &b, g, (uintptr_t)g->code + 3 * PAGE + 1, 16));
 		ck_assert(!unmap_counted(f, k, &b, g, here - 4097, 8192)); /* the stack pointer */
 		ck_assert(unmap_counted(f, k, &b, g, here + 4097, 8192));  /* above it */
+		/* below it, where the stub's return address and pushes go */
+		ck_assert(!unmap_counted_on(f, k, &b, g, stack + 2 * PAGE + 72, stack + PAGE + 1, PAGE - 1));
+		ck_assert(unmap_counted_on(f, k, &b, g, stack + 2 * PAGE + STUB_STACK_DEPTH + 72, stack + PAGE + 1,
+					   PAGE - 1));
 		ck_assert(!unmap_counted(f, k, &b, g, (uintptr_t)g->stub - 1, PAGE));
 		ck_assert(!unmap_counted(f, k, &b, g, (uintptr_t)g->gate - 1, 16));
 		/* a length the kernel rounds up to a page that holds the gate */
@@ -237,6 +273,7 @@ START_TEST(guarded_numbers)
 	gs_release();
 	rig_free(&r);
 	rig_free(&fixed);
+	munmap(stack_area, 3 * PAGE);
 }
 END_TEST
 
