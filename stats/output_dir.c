@@ -21,14 +21,15 @@ static const char *const processes_header[] = {
 	"threads", "forks", "vforks", "execs", "exits", "sites", "sites_unpatchable",
 	"instrument_syscalls", "ptrace_stops", "wall_ns", "restarted", "library", "stops_lifecycle",
 	"stops_early", "stops_late", "patches_written", "patches_known", "patches_not_amortized", "patch_ns",
-	"known_unused", "known_missed", NULL
+	"known_unused", "known_missed", "errors", NULL
 };
 static const char *const syscalls_header[] = {
 	"pid", "image", "syscall", "calls", "errors", "abi", "ptraced", "inprocess", NULL
 };
 static const char *const sites_header[] = {
 	"pid", "image", "object", "offset", "symbol", "syscall", "state", "ptraced",
-	"inprocess", "address", "patch_ns", "break_even", "amortized", "patched_ns", "libc_function", "libc_functions", NULL
+	"inprocess", "address", "patch_ns", "break_even", "amortized", "patched_ns", "libc_function", "libc_functions",
+	"errors", NULL
 };
 static const char *const *const headers[OUTPUT_FILES] = {
 	[OUTPUT_PROCESSES] = processes_header,
@@ -168,6 +169,7 @@ static void write_process_row(struct csv_writer *w, const struct image_record *i
 	csv_u64(w, img->patch_ns);
 	csv_u64(w, img->known_unused);
 	csv_u64(w, img->known_missed);
+	csv_u64(w, image_errors(img));
 	csv_end_row(w);
 }
 
@@ -185,7 +187,7 @@ static void write_syscall_rows(struct csv_writer *w, const struct image_record *
 		csv_u64(w, img->image);
 		csv_str(w, syscall_index_name(i, buf, sizeof(buf)));
 		csv_u64(w, img->calls[i]);
-		write_optional(w, img->results_seen && img->results_seen[i], img->errors ? img->errors[i] : 0);
+		csv_u64(w, img->errors[i]);
 		csv_str(w, syscall_abi_names[i / SYSCALL_NR_SPAN]);
 		csv_u64(w, img->ptraced_calls[i]);
 		csv_u64(w, img->calls[i] - img->ptraced_calls[i]);
@@ -257,6 +259,7 @@ static void write_site_rows(struct csv_writer *w, const struct image_record *img
 		write_optional(w, s->patched_ns, s->patched_ns);
 		csv_str(w, s->libc_function ? s->libc_function : "");
 		write_libc_entries(w, s);
+		csv_u64(w, s->errors);
 		csv_end_row(w);
 	}
 }
