@@ -120,17 +120,27 @@ static void die_by(int sig)
 	raise(sig);
 }
 
-/* What the caller of systrace sees once the files are written: the command's exit
- * status, or its death by the same signal. */
-static int finish_as_command(const struct run_result *r)
+/* What the caller of systrace sees once the files are written (or failed to be): the
+ * command's exit status, or its death by the same signal; files_written false (the
+ * reason is on stderr already) turns an exit status into 125, after saying what
+ * the status was, but not a signal death, which an interrupted command line must see. */
+static int finish_as_command(const struct run_result *r, bool files_written, const char *dir)
 {
 	int code, sig = command_end(r, &code);
 
+	if (!files_written) {
+		if (sig)
+			fprintf(stderr, "systrace: no files written in '%s'; the command was killed by signal %d (%s), "
+					"and systrace dies by it too\n", dir, sig, strsignal(sig));
+		else
+			fprintf(stderr, "systrace: no files written in '%s'; the command exited with status %d "
+					"(systrace exits 125)\n", dir, code);
+	}
 	if (sig) {
 		die_by(sig);
 		return 128 + sig;
 	}
-	return code;
+	return files_written ? code : EXIT_SYSTRACE_FAILED;
 }
 
 int main(int argc, char **argv)
@@ -162,6 +172,8 @@ int main(int argc, char **argv)
 		free(path);
 		return EXIT_SYSTRACE_FAILED;
 	}
+	if (*out.warning)
+		fprintf(stderr, "systrace: warning: %s\n", out.warning);
 	if (opt.log && !syscall_log_open(opt.output_dir, err, sizeof(err))) {
 		fprintf(stderr, "systrace: %s\n", err);
 		output_dir_discard(&out);
@@ -209,7 +221,7 @@ int main(int argc, char **argv)
 	if (!close_log(opt.log)) {
 		output_dir_discard(&out);
 		free(path);
-		return EXIT_SYSTRACE_FAILED;
+		return run.root_started ? finish_as_command(&run, false, opt.output_dir) : EXIT_SYSTRACE_FAILED;
 	}
 
 	if (!run.root_started) {
@@ -237,7 +249,7 @@ int main(int argc, char **argv)
 				    &(struct syscall_table_options){ opt.summary_sort, out.syscalls_timed, true, true });
 	if (output_dir_commit(&out, err, sizeof(err)) < 0) {
 		fprintf(stderr, "systrace: %s\n", err);
-		return EXIT_SYSTRACE_FAILED;
+		return finish_as_command(&run, false, opt.output_dir);
 	}
-	return finish_as_command(&run);
+	return finish_as_command(&run, true, opt.output_dir);
 }
