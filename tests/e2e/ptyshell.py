@@ -100,8 +100,8 @@ class PtyShell:
         m = self.expect(r"^RC=(\d+)\r?$", timeout, mark)
         return int(m.group(1)) if m else None
 
-    def text(self, start=0):
-        return self.transcript[start:].decode(errors="replace").replace("\r", "")
+    def text(self, start=0, end=None):
+        return self.transcript[start:end].decode(errors="replace").replace("\r", "")
 
     def session_pids(self):
         """Processes of the pty's session (the shell is its leader)."""
