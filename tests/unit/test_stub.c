@@ -55,6 +55,19 @@ typedef long (*fn3)(long, long, long);
 
 /* The error test without flags (BMI2), for the rigs built while set. */
 static bool rig_flag_free;
+
+/* Runs test with the error test both ways: with the flags saved, and without flags
+ * (where the CPU has BMI2). */
+static void both_error_tests(void (*test)(void))
+{
+	rig_flag_free = false;
+	test();
+	if (__builtin_cpu_supports("bmi2")) {
+		rig_flag_free = true;
+		test();
+		rig_flag_free = false;
+	}
+}
 /* The numbers that must stop only in some cases, for the rigs built while set. */
 static const struct stub_guard *rig_guards;
 static size_t rig_nguards;
@@ -205,16 +218,9 @@ static void run_time_number_with(void)
 	rig_free(&r);
 }
 
-/* the error test both ways: with the flags saved, and without flags (BMI2) */
 START_TEST(run_time_number)
 {
-	rig_flag_free = false;
-	run_time_number_with();
-	if (__builtin_cpu_supports("bmi2")) {
-		rig_flag_free = true;
-		run_time_number_with();
-		rig_flag_free = false;
-	}
+	both_error_tests(run_time_number_with);
 }
 END_TEST
 
@@ -459,16 +465,9 @@ static void registers_flags_and_red_zone_are_kept_with(void)
 	rig_free(&failing);
 }
 
-/* the error test both ways: with the flags saved, and without flags (BMI2) */
 START_TEST(registers_flags_and_red_zone_are_kept)
 {
-	rig_flag_free = false;
-	registers_flags_and_red_zone_are_kept_with();
-	if (__builtin_cpu_supports("bmi2")) {
-		rig_flag_free = true;
-		registers_flags_and_red_zone_are_kept_with();
-		rig_flag_free = false;
-	}
+	both_error_tests(registers_flags_and_red_zone_are_kept_with);
 }
 END_TEST
 
@@ -965,16 +964,9 @@ static void a_rewound_triple_loses_no_count_with(void)
 	rig_free(&failing);
 }
 
-/* the error test both ways: with the flags saved, and without flags (BMI2) */
 START_TEST(a_rewound_triple_loses_no_count)
 {
-	rig_flag_free = false;
-	a_rewound_triple_loses_no_count_with();
-	if (__builtin_cpu_supports("bmi2")) {
-		rig_flag_free = true;
-		a_rewound_triple_loses_no_count_with();
-		rig_flag_free = false;
-	}
+	both_error_tests(a_rewound_triple_loses_no_count_with);
 }
 END_TEST
 
