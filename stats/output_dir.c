@@ -32,7 +32,7 @@ static const char *const syscalls_header[] = {
 static const char *const sites_header[] = {
 	"pid", "image", "object", "offset", "symbol", "syscall", "state", "ptraced",
 	"inprocess", "address", "patch_ns", "break_even", "amortized", "patched_ns", "libc_function", "libc_functions",
-	"errors", NULL
+	"errors", "start_ns", NULL
 };
 static const char *const *const headers[OUTPUT_FILES] = {
 	[OUTPUT_PROCESSES] = processes_header,
@@ -409,6 +409,7 @@ static void write_site_rows(struct csv_writer *w, const struct image_record *img
 		csv_str(w, s->libc_function ? s->libc_function : "");
 		write_libc_entries(w, s);
 		csv_u64(w, s->errors);
+		csv_u64(w, img->start_ns); /* the processes.csv row it belongs to */
 		csv_end_row(w);
 	}
 }

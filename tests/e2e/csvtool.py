@@ -868,6 +868,14 @@ def check_consistency(d, patch_off=True):
     for k in set(sc_sum) | set(site_rows):
         if k not in by_image:
             problems.append(f"syscalls.csv/sites.csv have rows for pid {k[0]} image {k[1]}, which processes.csv lacks")
+    # each sites.csv row joins exactly one processes.csv row by (pid, image, start_ns)
+    if sites and "start_ns" in sites[0]:
+        for r in sites:
+            n = keys.get((r["pid"], r["image"], r["start_ns"]), 0)
+            if n != 1:
+                problems.append(f"sites.csv pid {r['pid']} image {r['image']} offset {r['offset']}: start_ns {r['start_ns']} joins {n} processes.csv rows")
+    elif sites:
+        problems.append("sites.csv has no start_ns column (INTERFACE.md: a row joins one processes.csv row by it)")
     return problems
 
 
