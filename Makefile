@@ -40,7 +40,7 @@ PROGRAMS    := $(PROGRAM_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%) \
 
 obj = $(addprefix $(BUILD)/$(1)/,$(addsuffix .o,$(basename $(2))))
 
-.PHONY: all deps check check-static check-unit check-e2e stress install clean demo bench bench-inprocess bench-log2csv programs fuzz fuzz-deps
+.PHONY: all deps check check-static check-unit check-e2e check-real stress install clean demo bench bench-inprocess bench-log2csv programs fuzz fuzz-deps
 all: $(BUILD)/systrace $(BUILD)/systrace-stats
 
 # Install missing dependencies once (apt-get; see scripts/install-deps.sh).
@@ -89,17 +89,17 @@ $(BUILD)/asan/unit-tests: $(call obj,asan,$(UNIT_SRC) $(LIB_SRC) $(ANALYSES_SRC)
 	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(LIBS) $(CHECK_LIBS)
 
 # Test programs: plain C, threads allowed; *_static.c are linked statically,
-# *_at_gate.c with their section .at_gate at the gate address (preload/gate.h).
+# gate_taken.c with its section .gate_squat at the gate address (preload/gate.h).
 GATE_HEX := $(shell sed -n 's/^\#define SYSTRACE_GATE_HEX \(0x[0-9a-f]*\).*/\1/p' preload/gate.h)
-AT_GATE := -no-pie -Wl,--section-start=.at_gate=$(GATE_HEX)
+GATE_TAKEN := -no-pie -Wl,--section-start=.gate_squat=$(GATE_HEX)
 programs: $(PROGRAMS)
 $(BUILD)/tests/programs/%.so: tests/programs/%.c
 	@mkdir -p $(@D)
 	$(CC) -O1 -g $(WARN) -Ipreload -fPIC -shared -o $@ $<
 $(BUILD)/tests/programs/%: tests/programs/%.c $(wildcard tests/programs/*.h)
 	@mkdir -p $(@D)
-	$(CC) -O1 -g $(WARN) -pthread $(if $(findstring _static,$*),-static) \
-		$(if $(findstring _at_gate,$*),$(AT_GATE)) -o $@ $<
+	$(CC) -O1 -g $(WARN) -Ipreload -pthread $(if $(findstring _static,$*),-static) \
+		$(if $(findstring gate_taken,$*),$(GATE_TAKEN)) -o $@ $<
 
 $(BUILD)/tests/programs/%_gcc: tests/programs/sanitized/%.c
 	@mkdir -p $(@D)
@@ -117,6 +117,12 @@ check-unit: $(BUILD)/unit-tests $(BUILD)/asan/unit-tests
 	$(BUILD)/asan/unit-tests
 check-e2e: $(BUILD)/systrace $(BUILD)/asan/systrace $(BUILD)/asan/systrace-stats $(PROGRAMS)
 	sh tests/e2e/run-all.sh $(BUILD)
+
+# real programs (CPython's tests, git, xz, sort, libiberty, an interactive bash) under
+# systrace against native runs and perf's counts (tests/real/run.sh; about 8.5 minutes)
+check-real: $(BUILD)/systrace
+	sh scripts/install-deps.sh real
+	sh tests/real/run.sh $(BUILD)
 
 # the threaded hazard programs many times over (STRESS_RUNS, default 200 each)
 STRESS_RUNS ?= 200

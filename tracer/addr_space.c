@@ -57,6 +57,7 @@ struct addr_space *as_fork(const struct addr_space *parent)
 	as->mapped_at_exec = parent->mapped_at_exec;
 	as->gs_taken = parent->gs_taken;
 	as->waits_stop = parent->waits_stop;
+	as->given_up = parent->given_up;
 	as->walked_known = parent->walked_known;
 	as->loader_start = parent->loader_start;
 	as->loader_end = parent->loader_end;

@@ -216,9 +216,11 @@ static bool build(struct thread *t, struct exec_setup *e, const struct exec_code
 	struct addr_space *as = t->img->as;
 
 	for (int with_writes = 1; with_writes >= 0; with_writes--) {
-		choose_areas(t, as, code->loader_base, code->exe_start);
+		/* --patch=off: no stub areas, nothing written */
+		if (library_enabled())
+			choose_areas(t, as, code->loader_base, code->exe_start);
 		blob_begin(&e->blob, as);
-		if (with_writes)
+		if (with_writes && library_enabled())
 			known_sites_build_for(t, as, blob_write, &e->blob);
 		if (blob_end(&e->blob) && (e->at = blob_place(as, e->blob.len)))
 			return true;
@@ -244,12 +246,17 @@ static void start_setup(struct thread *t, const struct user_regs_struct *regs_at
 	as->loader_end = code.loader_end;
 	t->img->exe_object = code.exe;
 	if ((t->slot = region_slot_take()) < 0) {
-		t->img->rec.library = LIBRARY_IS_REGION_FULL;
+		if (library_enabled())
+			t->img->rec.library = LIBRARY_IS_REGION_FULL;
 		return;
 	}
 	if (!(e = malloc(sizeof(*e))))
 		abort();
-	known_sites_plan_at(t, regs.rip);
+	/* set up even with nothing known of the loader (a run's first image), and
+	 * with --patch=off (the gate, region and slot only): the gate is there for the
+	 * return pad from the first call (results.c) */
+	if (library_enabled())
+		known_sites_plan_at(t, regs.rip);
 	*e = (struct exec_setup){ .entry = regs, .counters = as->next_counter, .areas = as->nareas };
 	if (!build(t, e, &code))
 		goto undo;
@@ -275,7 +282,8 @@ void early_on_exec(struct thread *t)
 {
 	struct user_regs_struct regs;
 
-	if (!library_enabled() || ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0 || !objects_begin(t->tid))
+	/* (--patch=off goes without a region when it could not be made) */
+	if (region_fd() < 0 || ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0 || !objects_begin(t->tid))
 		return;
 	start_setup(t, &regs);
 	objects_end();
@@ -325,7 +333,7 @@ bool early_on_seccomp(struct thread *t, long nr)
 	/* its calls: the gate's mapping, those through the gate, the one that asked */
 	t->img->rec.instrument += 1 + regs.r13 + e->asked;
 	borrow_begin(&b, t);
-	if (!(region = take_results(&b, &regs, &e->blob, e->counters, e->areas)))
+	if (!(region = take_results(&b, &regs, &e->blob, e->counters, e->areas)) && library_enabled())
 		t->img->rec.library = regs.r15 == EXEC_BLOB_NO_GATE ? LIBRARY_IS_GATE_TAKEN : LIBRARY_IS_REGION_UNREACHABLE;
 	finish(t, region);
 	return true;

@@ -27,13 +27,20 @@ static uint64_t saving_ns;
 bool library_setup(enum patch_mode m, unsigned region_slots, bool with_log, char *err, size_t errlen)
 {
 	mode = m;
-	if (mode == PATCH_OFF)
-		return true;
+	/* with --patch=off too: nothing is patched, but the gate page's return pad gives
+	 * the calls' results without a second stop (results.c) */
 	if (!region_create(region_slots, with_log)) {
 		snprintf(err, errlen, "cannot create the shared region (%u slots): %s", region_slots, strerror(errno));
-		return false;
+		goto without;
 	}
-	return handout_open(err, errlen);
+	if (!handout_open(err, errlen)) {
+		region_destroy();
+		goto without;
+	}
+	return true;
+without:
+	/* --patch=off goes on without: its calls are followed to their exit */
+	return mode == PATCH_OFF;
 }
 
 bool library_enabled(void)
@@ -77,7 +84,7 @@ bool library_up_without_ready(struct thread *t)
 {
 	struct image *img = t->img;
 
-	if (img->ready || !img->as->mapped_at_exec || img->as->gs_taken || t->slot < 0 || !thread_alone_in_memory(t))
+	if (img->ready || !img->as->mapped_at_exec || img->as->given_up || t->slot < 0 || !thread_alone_in_memory(t))
 		return false;
 	take_counts(t, true); /* what the stubs written at exec counted was early */
 	img->rec.library = LIBRARY_IS_READY;
@@ -115,7 +122,7 @@ void library_thread_starts(struct thread *t)
 {
 	struct image *img = t->img;
 
-	if (!img || !(img->ready || img->as->mapped_at_exec) || img->as->gs_taken || give_slot(t))
+	if (!img || !(img->ready || img->as->mapped_at_exec) || img->as->given_up || give_slot(t))
 		return;
 	/* no slot: the patches this thread would run go, with all the memory's threads
 	 * stopped; its process stays on the ptrace path */
@@ -132,15 +139,25 @@ static void take_counts(struct thread *t, bool again)
 	struct addr_space *as = img->as;
 	struct region_slot *slot = region_slot(t->slot);
 
+	bool errors = slot->pad[REGION_SLOT_ERRORS];
+
 	for (size_t i = 0; i < as->sites.n; i++) {
 		const struct patch *p = &as->patches[i];
+		const struct site_record *from = &as->sites.sites[i];
 
-		if (patch_has_counter(p) && slot->site_calls[p->counter])
-			count_inprocess(img, &as->sites.sites[i], slot->site_calls[p->counter], as->sites.sites[i].syscall);
+		if (!patch_has_counter(p) || !slot->site_calls[p->counter])
+			continue;
+		count_inprocess(img, from, slot->site_calls[p->counter], from->syscall);
+		if (errors && slot->site_errors[p->counter])
+			count_errors(img, site_table_get(&img->sites, from->addr), from->syscall,
+				     slot->site_errors[p->counter]);
 	}
 	/* the sites whose number varies: their calls per number */
-	for (int nr = 0; nr < REGION_NRS; nr++)
+	for (int nr = 0; nr < REGION_NRS; nr++) {
 		img->rec.calls[syscall_index(ABI_X86_64, nr)] += slot->nr_calls[nr];
+		if (errors)
+			img->rec.errors[syscall_index(ABI_X86_64, nr)] += slot->nr_errors[nr];
+	}
 	syscall_log_drain(t); /* under --log, the in-process counts are the log's */
 	if (again)
 		region_slot_clear(t->slot, as->next_counter);
@@ -166,7 +183,8 @@ void library_on_arch_prctl(struct thread *t, uint64_t code)
 {
 	struct image *img = t->img;
 
-	if (code != ARCH_SET_GS || !(img->ready || img->as->mapped_at_exec))
+	/* the kernel takes the code as an int: the upper half does not matter */
+	if ((int)code != ARCH_SET_GS || !(img->ready || img->as->mapped_at_exec))
 		return;
 	/* the program takes %gs for itself: the stubs go before the call is made */
 	patches_withdraw(t, img->as);

@@ -140,9 +140,8 @@ static void on_early_call(struct thread *t, struct addr_space *as, uint64_t site
 	if ((in_loader || as->mapped_at_exec) && p->state == PATCH_UNPLANNED)
 		site_plan(t, as, s, p, nr);
 	/* nothing written for a thread that has no slot of its own to count in (its %gs
-	 * is its creator's), nor again in an image whose patches were withdrawn */
-	if (!as->mapped_at_exec || as->gs_taken || in_loader || t->slot < 0
-	    || t->img->rec.library == LIBRARY_IS_REGION_FULL || !thread_alone_in_memory(t))
+	 * is its creator's), nor again in a memory whose patches were withdrawn */
+	if (!as->mapped_at_exec || as->given_up || in_loader || t->slot < 0 || !thread_alone_in_memory(t))
 		return;
 	if (!as->walked_known) {
 		as->walked_known = true;

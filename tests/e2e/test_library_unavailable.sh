@@ -1,8 +1,12 @@
 #!/bin/sh
 # An image whose in-process path cannot come up stays on the slow path, exactly
 # counted, and says why (processes.csv `library`, sites.csv `unpatchable:library-<why>`):
-#  - gate-address-taken: getppid_at_gate 1000, whose executable has a page at the
-#    gate address, so that its set-up at exec (tracer/early.c) cannot map the gate;
+#  - gate-address-taken: gate_taken 1000 (getppid_loop with a page of its own at the
+#    gate address, which the kernel maps at exec), so that its set-up at exec
+#    (tracer/early.c) cannot map the gate; a library the user preloads that maps a
+#    page there when it starts (gate_squatter_preload.so) comes too late: every
+#    image has the gate from its first instruction, the squatter finds the address
+#    taken and the program counts in-process;
 #  - region-unreachable: a program that drops from root to nobody execs
 #    getppid_loop 1000, which can neither open the root tracer's region through
 #    /proc nor be given it over the tracer's socket (region_handout.h: only to its
@@ -38,9 +42,26 @@ sys.exit(1 if bad else 0)
 PY
 }
 
-st_run_mode default "$T/gate" "$PROGRAMS/getppid_at_gate" 1000
-[ "$ST_STATUS" -eq 0 ] || check_problem "getppid_at_gate: systrace exited $ST_STATUS"
-require_file "$T/gate/processes.csv" "getppid_at_gate" && check_image "$T/gate" 1 gate-address-taken
+st_run_mode default "$T/gate" "$PROGRAMS/gate_taken" 1000
+[ "$ST_STATUS" -eq 0 ] || check_problem "gate_taken: systrace exited $ST_STATUS"
+require_file "$T/gate/processes.csv" "gate_taken" && check_image "$T/gate" 1 gate-address-taken
+# (the plain build: exported, the squatter would be preloaded into systrace itself,
+# and the ASan build's runtime must come first in its own process)
+LD_PRELOAD="$PROGRAMS/gate_squatter_preload.so"
+export LD_PRELOAD
+ST_BIN=$SYSTRACE_PLAIN st_run_mode default "$T/squat" "$PROGRAMS/getppid_loop" 1000
+unset LD_PRELOAD
+[ "$ST_STATUS" -eq 0 ] || check_problem "gate squatter: systrace exited $ST_STATUS"
+# as the run's first image, and after env
+st_run_mode default "$T/squat2" env LD_PRELOAD="$PROGRAMS/gate_squatter_preload.so" "$PROGRAMS/getppid_loop" 1000
+[ "$ST_STATUS" -eq 0 ] || check_problem "gate squatter after env: systrace exited $ST_STATUS"
+for d in squat squat2; do
+	if require_file "$T/$d/processes.csv" "gate squatter ($d)"; then
+		csvtool library "$T/$d" ready /getppid_loop >/dev/null ||
+			check_problem "gate squatter ($d): the library of getppid_loop is not ready (its gate was mapped at exec)"
+		expect_count "$T/$d" x86_64 getppid 1000 "gate squatter ($d)"
+	fi
+done
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "    region-unreachable case not run: it needs root (to drop to nobody)"

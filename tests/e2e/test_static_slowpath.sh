@@ -1,6 +1,6 @@
 #!/bin/sh
-# A statically linked program has no dynamic loader, so no preloaded library: under
-# the default mode (safe) every syscall still counts, exactly, through the slow path.
+# A statically linked program has no dynamic loader for systrace to set up at exec:
+# under the default mode (safe) every syscall still counts, exactly, through the slow path.
 # getppid_static 2000: the counts equal strace -f -c's; its processes.csv row says
 # library `absent`, every call is early and ptraced (none in-process), and every site
 # is unpatchable:<reason>, the reason not `patching-off` (patching is on).
