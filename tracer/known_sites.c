@@ -204,7 +204,7 @@ static void build_planned(struct thread *t, struct addr_space *as, uint64_t avoi
 
 		/* sorted: a site of the batch can only overlap the one before it */
 		if (!at || p->plan.start < last_end || (avoid > p->plan.start && avoid < p->plan.end)
-		    || (had_patches && as_site_overlapping(as, p->plan.start, p->plan.end))
+		    || (had_patches && as_site_overlapping_in(as, t->tid, p->plan.start, p->plan.end))
 		    || !patch_build(as, p, at, stub, &len, jump)) {
 			patch_decide(p, NULL); /* it waits for its trap */
 			continue;
