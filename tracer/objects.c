@@ -21,7 +21,7 @@ struct object {
 	dev_t dev;
 	ino_t ino;
 	off_t size;
-	struct timespec mtime;
+	struct timespec mtime, ctime;
 	char *path;
 	struct elf_object elf;
 	struct code_scan scan;     /* swept when a site in it is first patched */
@@ -56,10 +56,13 @@ static struct object **bucket_of(const struct stat *st)
 	return &buckets[(st->st_ino * 31 + st->st_dev) % OBJECT_BUCKETS];
 }
 
+/* ctime too: a file rewritten in place keeps its inode, and can be given back its
+ * size and mtime (cp -p, touch -r), not its ctime */
 static bool same_file(const struct object *o, const struct stat *st)
 {
 	return o->dev == st->st_dev && o->ino == st->st_ino && o->size == st->st_size
-	       && o->mtime.tv_sec == st->st_mtim.tv_sec && o->mtime.tv_nsec == st->st_mtim.tv_nsec;
+	       && o->mtime.tv_sec == st->st_mtim.tv_sec && o->mtime.tv_nsec == st->st_mtim.tv_nsec
+	       && o->ctime.tv_sec == st->st_ctim.tv_sec && o->ctime.tv_nsec == st->st_ctim.tv_nsec;
 }
 
 /* The file mapped at e, through /proc/<pid>/map_files where possible so that a file
@@ -80,24 +83,46 @@ static const char *mapped_file(pid_t pid, const struct map_entry *e, char *via, 
 #define MAX_PINNED 512
 static unsigned npinned;
 
+static void unpin(struct object *o)
+{
+	close(o->pin_fd);
+	o->pin_fd = -1;
+	npinned--;
+}
+
+/* The open descriptor holds the inode, not what is in it: a file rewritten in place
+ * (cp over it, an O_TRUNC open) keeps device and inode, so its size and times are
+ * checked (an fstat, cheaper than the stat through /proc it saves); changed, the
+ * object is not that file any more and gives its pin up. */
 static struct object *pinned_by_inode(const struct map_entry *e)
 {
-	struct stat key = { .st_dev = e->dev, .st_ino = e->ino };
+	struct stat key = { .st_dev = e->dev, .st_ino = e->ino }, now;
 
 	if (!e->ino)
 		return NULL;
-	for (struct object *o = *bucket_of(&key); o; o = o->next)
-		if (o->pin_fd >= 0 && o->dev == e->dev && o->ino == e->ino)
+	for (struct object *o = *bucket_of(&key); o; o = o->next) {
+		if (o->pin_fd < 0 || o->dev != e->dev || o->ino != e->ino)
+			continue;
+		if (fstat(o->pin_fd, &now) == 0 && same_file(o, &now))
 			return o;
+		unpin(o);
+		return NULL;
+	}
 	return NULL;
 }
 
 static void pin(struct object *o, const char *path)
 {
+	struct stat now;
+
 	if (o->pin_fd >= 0 || ++o->lookups < 2 || npinned == MAX_PINNED)
 		return;
-	if ((o->pin_fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0)
-		npinned++;
+	if ((o->pin_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	npinned++;
+	/* what was opened is the file that was looked up, not one put there since */
+	if (fstat(o->pin_fd, &now) < 0 || !same_file(o, &now))
+		unpin(o);
 }
 
 static struct object *object_of(pid_t pid, const struct map_entry *e)
@@ -123,7 +148,7 @@ static struct object *object_of(pid_t pid, const struct map_entry *e)
 	if (!o)
 		abort();
 	*o = (struct object){ .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size, .mtime = st.st_mtim,
-			      .path = strdup(e->path), .pin_fd = -1, .next = *head };
+			      .ctime = st.st_ctim, .path = strdup(e->path), .pin_fd = -1, .next = *head };
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
 		elf_object_load(&o->elf, fd);
 		close(fd);
