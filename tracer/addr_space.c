@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fd_limit.h"
 #include "grow_array.h"
 #include "remote_read.h"
 
@@ -303,7 +304,7 @@ bool as_write(struct addr_space *as, pid_t pid, uint64_t addr, const void *bytes
 		snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
 		/* the descriptor holds the memory itself: it stays valid whichever of the
 		 * address space's threads it was opened through exits */
-		as->mem_fd = open(path, O_RDWR | O_CLOEXEC);
+		as->mem_fd = fd_open(path, O_RDWR | O_CLOEXEC);
 		if (as->mem_fd < 0)
 			return false;
 	}

@@ -11,6 +11,7 @@
 #include "code_scan.h"
 #include "elf_object.h"
 #include "entry_tally.h"
+#include "fd_limit.h"
 #include "function_names.h"
 #include "grow_array.h"
 #include "interned.h"
@@ -81,13 +82,28 @@ static const char *mapped_file(pid_t pid, const struct map_entry *e, char *via, 
  * /proc/PID/map_files (the stat of the rest is what tells a deleted conftest from
  * the next one that got its inode). */
 #define MAX_PINNED 512
-static unsigned npinned;
+static unsigned npinned, max_pinned = MAX_PINNED;
 
 static void unpin(struct object *o)
 {
 	close(o->pin_fd);
 	o->pin_fd = -1;
 	npinned--;
+}
+
+/* Out of descriptors (fd_limit.h): the cache keeps half of its pins, and no more
+ * from then on, so that the descriptors the run needs (a memory's, an object read)
+ * come first and the cache does not take them again. True if it closed any. */
+static bool give_up_pins(void)
+{
+	unsigned had = npinned;
+
+	max_pinned = npinned / 2;
+	for (size_t b = 0; b < OBJECT_BUCKETS && npinned > max_pinned; b++)
+		for (struct object *o = buckets[b]; o && npinned > max_pinned; o = o->next)
+			if (o->pin_fd >= 0)
+				unpin(o);
+	return npinned < had;
 }
 
 /* The open descriptor holds the inode, not what is in it: a file rewritten in place
@@ -115,8 +131,10 @@ static void pin(struct object *o, const char *path)
 {
 	struct stat now;
 
-	if (o->pin_fd >= 0 || ++o->lookups < 2 || npinned == MAX_PINNED)
+	if (o->pin_fd >= 0 || ++o->lookups < 2 || npinned >= max_pinned)
 		return;
+	fd_limit_on_short(give_up_pins);
+	/* (no descriptor is given back for a pin: it only saves a stat) */
 	if ((o->pin_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return;
 	npinned++;
@@ -149,7 +167,7 @@ static struct object *object_of(pid_t pid, const struct map_entry *e)
 		abort();
 	*o = (struct object){ .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size, .mtime = st.st_mtim,
 			      .ctime = st.st_ctim, .path = strdup(e->path), .pin_fd = -1, .next = *head };
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+	if ((fd = fd_open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
 		elf_object_load(&o->elf, fd);
 		close(fd);
 	}
@@ -236,7 +254,7 @@ static const struct code_scan *scan_of(pid_t tid, const struct map_entry *e, str
 		char via[96];
 		struct stat st;
 		const char *path = mapped_file(tid, e, via, sizeof(via), &st);
-		int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+		int fd = path ? fd_open(path, O_RDONLY | O_CLOEXEC) : -1;
 
 		o->scanned = fd >= 0 && code_scan_object(&o->scan, fd, &o->elf) ? SCAN_DONE : SCAN_FAILED;
 		if (fd >= 0)
@@ -462,7 +480,7 @@ static void read_exported(pid_t tid, const struct map_entry *e, struct object *o
 	char via[96];
 	struct stat st;
 	const char *path = mapped_file(tid, e, via, sizeof(via), &st);
-	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	int fd = path ? fd_open(path, O_RDONLY | O_CLOEXEC) : -1;
 
 	o->exported_read = true;
 	if (fd < 0)
@@ -581,4 +599,5 @@ void objects_free_all(void)
 		}
 	}
 	npinned = 0;
+	max_pinned = MAX_PINNED;
 }

@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fd_limit.h"
+
 uint64_t monotonic_ns(void)
 {
 	struct timespec ts;
@@ -27,7 +29,7 @@ static const char *read_stat(pid_t tid, char *buf, size_t size)
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = fd_open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return NULL;
 	n = read(fd, buf, size - 1);
 	close(fd);
@@ -125,7 +127,7 @@ bool procfs_status(pid_t tid, struct status_field *fields, size_t n)
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = fd_open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return false;
 	ok = procfs_status_read(fd, fields, n);
 	close(fd);
