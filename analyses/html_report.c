@@ -1,8 +1,9 @@
-/* systrace-stats html: one self-contained HTML file (html_page.c) with the run's
- * processes and summary embedded as JSON. */
+/* systrace-stats html: one self-contained HTML file (html_page.h) with the run's
+ * processes, summary and syscalls embedded as JSON. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "json_write.h"
 #include "run_tables.h"
 #include "string_map.h"
+#include "syscall_report.h"
 
 /* Short-lived, as the report's default (--short-ms 100), and the functions shown. */
 #define HTML_SHORT_NS 100000000ULL
@@ -25,13 +27,15 @@ struct html_run {
 	struct summary_table summary;
 	struct amortization_analysis amortization;
 	struct site_columns_present site_columns;
+	struct syscall_totals syscalls;
 };
 
 static void html_usage(FILE *out)
 {
 	fprintf(out, "usage: systrace-stats html [-o FILE] DIR\n"
 		     "  a self-contained HTML page (no network): summary figures, a timeline of the process\n"
-		     "  images, and the syscalls of the busiest processes by path.\n"
+		     "  images that zooms, a table of the syscalls that sorts, and the syscalls of the\n"
+		     "  busiest processes by path.\n"
 		     "  -o, --output FILE  where the page goes (default: stdout)\n"
 		     "  -h, --help         show this help\n");
 }
@@ -77,6 +81,40 @@ static void write_hooks(FILE *o, const struct amortization_analysis *a)
 	fputs("]}", o);
 }
 
+/* The run's syscalls, a row per name and ABI that occurred, in counter index order
+ * (the page's ties): [name, abi, calls, ptraced, errors, errors_known, time_ns],
+ * null where the file has no such column. */
+static void write_syscalls(FILE *o, const struct syscall_totals *t)
+{
+	bool first = true;
+
+	fprintf(o, ",\n\"syscalls\":{\"paths\":%s,\"timed\":%s,\"rows\":[", t->present.paths ? "true" : "false",
+		t->present.time ? "true" : "false");
+	for (int i = 0; i < SYSCALL_INDEX_COUNT; i++) {
+		const struct syscall_count *c = &t->all[i];
+		char buf[32];
+
+		if (!c->calls)
+			continue;
+		fputs(first ? "\n[" : ",\n[", o);
+		first = false;
+		json_string(o, syscall_index_name(i, buf, sizeof(buf)));
+		putc(',', o);
+		json_string(o, syscall_abi_names[i / SYSCALL_NR_SPAN]);
+		fprintf(o, ",%" PRIu64 ",", c->calls);
+		if (t->present.paths)
+			fprintf(o, "%" PRIu64, c->ptraced);
+		else
+			fputs("null", o);
+		fprintf(o, ",%" PRIu64 ",%" PRIu64 ",", c->errors, c->errors_known);
+		if (t->present.time)
+			fprintf(o, "%" PRIu64 "]", c->time_ns);
+		else
+			fputs("null]", o);
+	}
+	fputs("]}", o);
+}
+
 static void write_data(FILE *o, const char *dir, const struct html_run *r)
 {
 	const struct process_table *t = &r->processes;
@@ -118,6 +156,7 @@ static void write_data(FILE *o, const char *dir, const struct html_run *r)
 	}
 	fputs("]", o);
 	write_hooks(o, &r->amortization);
+	write_syscalls(o, &r->syscalls);
 	fputs("}", o);
 	free(exe_of);
 }
@@ -133,11 +172,12 @@ static int load_html_run(struct html_run *r, const char *dir, char *err, size_t 
 		       err, errlen) < 0)
 		return -1;
 	amortization_finish(&r->amortization);
-	return 0;
+	return syscall_totals_load(&r->syscalls, dir, err, errlen);
 }
 
 static void free_html_run(struct html_run *r)
 {
+	syscall_totals_free(&r->syscalls);
 	amortization_free(&r->amortization);
 	summary_table_free(&r->summary);
 	process_table_free(&r->processes);
@@ -154,7 +194,10 @@ static int write_page(const char *output, const char *dir, const struct html_run
 	}
 	fputs(html_page_head, out);
 	write_data(out, dir, r);
-	fputs(html_page_tail, out);
+	fputs(html_page_script, out);
+	fputs(html_timeline_script, out);
+	fputs(html_syscall_table_script, out);
+	fputs(html_page_end, out);
 	failed = fflush(out) != 0 || ferror(out);
 	if (failed)
 		fprintf(stderr, "systrace-stats html: cannot write %s: %s\n", output ? output : "stdout", strerror(errno));

@@ -34,6 +34,33 @@ static void add_row(const struct syscall_file_row *row, void *ctx)
 	}
 }
 
+/* Sums the rows of DIR/syscalls.csv into s->all, and per row of t into s->processes
+ * when t is not NULL; the caller frees both. */
+static int scan_calls(struct scan *s, const char *dir, const struct process_table *t,
+		      struct syscall_columns_present *present, char *err, size_t errlen)
+{
+	if (!(s->all = calloc(SYSCALL_INDEX_COUNT, sizeof(*s->all))))
+		abort();
+	if (t && !(s->processes = calloc(t->n + 1, sizeof(*s->processes))))
+		abort();
+	return syscalls_scan(dir, t, present, add_row, s, err, errlen);
+}
+
+int syscall_totals_load(struct syscall_totals *t, const char *dir, char *err, size_t errlen)
+{
+	struct scan s = { 0 };
+	int ret = scan_calls(&s, dir, NULL, &t->present, err, errlen);
+
+	t->all = s.all;
+	return ret;
+}
+
+void syscall_totals_free(struct syscall_totals *t)
+{
+	free(t->all);
+	t->all = NULL;
+}
+
 /* The run's totals against summary.csv's: a difference is said on warn. */
 static void check_summary(FILE *warn, const struct summary_table *summary, const struct syscall_count *all,
 			  bool paths)
@@ -113,14 +140,10 @@ int syscall_report(FILE *out, FILE *warn, const struct syscall_report_options *o
 	uint64_t total = 0;
 	int ret = -1;
 
-	if (!(s.all = calloc(SYSCALL_INDEX_COUNT, sizeof(*s.all))))
-		abort();
 	if (process_table_load(&processes, o->dir, err, errlen) < 0 ||
 	    summary_table_load(&summary, o->dir, err, errlen) < 0)
 		goto out;
-	if (o->per_process && !(s.processes = calloc(processes.n + 1, sizeof(*s.processes))))
-		abort();
-	if (syscalls_scan(o->dir, o->per_process ? &processes : NULL, &present, add_row, &s, err, errlen) < 0)
+	if (scan_calls(&s, o->dir, o->per_process ? &processes : NULL, &present, err, errlen) < 0)
 		goto out;
 	check_summary(warn, &summary, s.all, present.paths);
 	table = (struct syscall_table_options){ o->sort, present.time, present.paths, true };

@@ -9,6 +9,7 @@ getppid: getppid_loop, N raw getppid calls from one syscall instruction
   native   getppid_loop N
   filter   getppid_loop --allow-filter N  (systrace's filter, every outcome ALLOW)
   safe     systrace --patch=safe -- getppid_loop N
+  base     (with --baseline) the same under another systrace, for before/after
   off      systrace --patch=off -- getppid_loop SLOW_N  (every call a stop)
   strace   strace -f -c -o /dev/null getppid_loop SLOW_N
 threads: threads_loop, T threads x M calls at one shared site
@@ -50,11 +51,13 @@ def arms(args):
     g, t = args.getppid, args.threads
     n, sn = args.n, args.slow_n
     nt, m, sm = args.threads_t, args.threads_m, args.threads_slow_m
+    base = [("base", "base", [g, str(n)], n)] if args.baseline else []
     return {
         "getppid": [
             ("native", "native", [g, str(n)], n),
             ("filter", "native", [g, "--allow-filter", str(n)], n),
             ("safe", "safe", [g, str(n)], n),
+        ] + base + [
             ("off", "off", [g, str(sn)], sn),
             ("strace", "strace", [g, str(sn)], sn),
         ],
@@ -74,6 +77,8 @@ def full_argv(kind, argv, args, outdir):
         return argv
     if kind == "strace":
         return ["strace", "-f", "-c", "-o", "/dev/null"] + argv
+    if kind == "base":
+        return [args.baseline, "--patch=safe", "-o", outdir, "--"] + argv
     return [args.systrace, f"--patch={kind}", "-o", outdir, "--"] + argv
 
 
@@ -115,6 +120,8 @@ def table(rows, specs, names):
             all_runs = [r for r in runs if r["arm"] == arm]
             cmd = shlex.join(full_argv(kind, [os.path.basename(argv[0])] + argv[1:], ARGS, "OUT"))
             cmd = cmd.replace(ARGS.systrace, "systrace")
+            if ARGS.baseline:
+                cmd = cmd.replace(ARGS.baseline, "baseline-systrace")
             exact = [r["count_exact"] for r in all_runs if r["count_exact"] != ""]
             exact_s = "n/a" if not exact else f"{exact.count('yes')}/{len(exact)}"
             other = max((float(r["other_cpu_s"]) for r in all_runs), default=None)
@@ -133,7 +140,7 @@ def table(rows, specs, names):
         out.append("")
         # per-round ratios of the in-process arms to the filter baseline
         for arm, kind, *_ in specs[name]:
-            if kind not in ("safe", "unsafe"):
+            if kind not in ("safe", "unsafe", "base"):
                 continue
             for key in ("wall", "loop"):
                 per = []
@@ -170,6 +177,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--systrace", required=True)
+    ap.add_argument("--baseline", default="",
+                    help="another systrace, run as arm `base` beside `safe` (getppid)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--results", required=True)

@@ -57,16 +57,19 @@ static const uint8_t JMP[] = { 0xe9 }, JAE[] = { 0x0f, 0x83 }, JE[] = { 0x0f, 0x
 /* Where the forward jumps of the stub land, and where its count triples are, as
  * offsets in it. */
 struct stub_marks {
-	size_t slow_pop, slow;
-	size_t count_from[2], count_to[2];
+	size_t slow_pop, slow, counted_errors;
+	size_t count_from[STUB_MAX_COUNTS], count_to[STUB_MAX_COUNTS];
 	unsigned ncounts;
 };
 
-/* Adds 1 to the 8 bytes at %gs:disp, or at %gs:disp(,%rax,8) when indexed: a load,
- * a lea and a store on r11, neither locked nor touching the flags. */
-static void emit_count(struct emitter *e, int32_t disp, bool indexed, struct stub_marks *m)
+/* The SIB byte of %gs:disp32 alone, and of %gs:disp32(,%rax,8) and (,%rcx,8). */
+enum count_index { BY_NONE = 0x25, BY_RAX = 0xc5, BY_RCX = 0xcd };
+
+/* Adds 1 to the 8 bytes at %gs:disp, or at %gs:disp(,index,8): a load, a lea and a
+ * store on r11, neither locked nor touching the flags. */
+static void emit_count(struct emitter *e, int32_t disp, enum count_index index, struct stub_marks *m)
 {
-	uint8_t sib = indexed ? 0xc5 : 0x25; /* (,%rax,8) + disp32 : disp32 alone */
+	uint8_t sib = (uint8_t)index;
 
 	m->count_from[m->ncounts] = e->len;
 	EMIT(e, 0x65, 0x4c, 0x8b, 0x1c, sib); /* mov %gs:disp(...),%r11 */
@@ -102,7 +105,7 @@ static void emit_guard(struct emitter *e, const struct stub_guard *g, const stru
 {
 	switch (g->kind) {
 	case GUARD_SETS_GS:
-		EMIT(e, 0x48, 0x81, 0xff); /* cmp $ARCH_SET_GS,%rdi */
+		EMIT(e, 0x81, 0xff); /* cmp $ARCH_SET_GS,%edi: the kernel takes an int */
 		emit_u32(e, 0x1001);
 		emit_jump(e, JE, sizeof(JE), e->addr + m->slow_pop);
 		break;
@@ -113,17 +116,47 @@ static void emit_guard(struct emitter *e, const struct stub_guard *g, const stru
 		emit_u32(e, 4095);
 		EMIT(e, 0x48, 0x81, 0xe1);       /* and $-4096,%rcx */
 		emit_u32(e, (uint32_t)-4096);
+		/* the stack from the program's rsp down to the deepest the stub and the
+		 * gate's routines write: the range is a page or more, so if it meets
+		 * that span it holds one of its ends; the same for the stub */
 		EMIT(e, 0x4c, 0x8d, 0x9c, 0x24); /* lea 136(%rsp),%r11: the program's rsp */
 		emit_u32(e, 136);
 		emit_in_range(e, m);
-		EMIT(e, 0x4c, 0x8d, 0x1d); /* lea 0(%rip),%r11: this stub */
-		emit_u32(e, 0);
+		EMIT(e, 0x4c, 0x8d, 0x9c, 0x24); /* lea 136-depth(%rsp),%r11 */
+		emit_u32(e, (uint32_t)(136 - STUB_STACK_DEPTH));
+		emit_in_range(e, m);
+		EMIT(e, 0x4c, 0x8d, 0x1d); /* lea start(%rip),%r11: this stub's first byte */
+		emit_u32(e, (uint32_t)-(int32_t)(e->len + 4));
+		emit_in_range(e, m);
+		EMIT(e, 0x4c, 0x8d, 0x1d); /* lea start+STUB_MAX_LEN-1(%rip),%r11: past its last */
+		emit_u32(e, (uint32_t)(STUB_MAX_LEN - 1 - (int32_t)(e->len + 4)));
 		emit_in_range(e, m);
 		EMIT(e, 0x49, 0xbb); /* movabs $gate,%r11 */
 		emit_u64(e, cfg->gate);
 		emit_in_range(e, m);
 		break;
 	}
+}
+
+/* After the gate's return: the call counted as an error if it returned -4095..-1.
+ * r11 holds the flags as the syscall left them (it restores rflags from r11), so
+ * pushing it and popping it into rflags undoes the comparison. */
+static void emit_errors(struct emitter *e, const struct stub_config *cfg, bool runtime_nr, struct stub_marks *m)
+{
+	if (runtime_nr)
+		EMIT(e, 0x59);               /* pop %rcx: the number */
+	EMIT(e, 0x41, 0x53);                 /* push %r11 */
+	EMIT(e, 0x48, 0x3d);                 /* cmp $-4095,%rax */
+	emit_u32(e, (uint32_t)-4095);
+	emit_jump(e, JB, sizeof(JB), e->addr + m->counted_errors);
+	emit_count(e, cfg->site_errors, BY_NONE, m);
+	if (runtime_nr)
+		emit_count(e, cfg->nr_errors, BY_RCX, m);
+	EMIT(e, 0x65, 0xc6, 0x04, 0x25);     /* movb $1,%gs:errors_seen */
+	emit_u32(e, (uint32_t)cfg->errors_seen);
+	EMIT(e, 0x01);
+	m->counted_errors = e->len;
+	EMIT(e, 0x9d);                       /* popfq */
 }
 
 static const uint8_t LEA_RSP_DOWN[] = { 0x48, 0x8d, 0x64, 0x24, 0x80 },            /* lea -0x80(%rsp),%rsp */
@@ -165,18 +198,20 @@ static void emit_stub(struct emitter *e, const struct patch_plan *plan, const st
 			emit_guard(e, &cfg->guards[i], cfg, m);
 		}
 		if (!cfg->log_call) {
-			emit_count(e, cfg->site_counter, false, m);
-			emit_count(e, cfg->nr_counters, true, m);
+			emit_count(e, cfg->site_counter, BY_NONE, m);
+			emit_count(e, cfg->nr_counters, BY_RAX, m);
 		}
 		EMIT(e, 0x9d); /* popfq */
+		if (!cfg->log_call)
+			EMIT(e, 0x50); /* push %rax: the number, for its error count */
 	} else if (fixed_guard) {
 		emit_guard(e, fixed_guard, cfg, m);
 		if (!cfg->log_call)
-			emit_count(e, cfg->site_counter, false, m);
+			emit_count(e, cfg->site_counter, BY_NONE, m);
 		EMIT(e, 0x9d); /* popfq */
 	} else {
 		if (!cfg->log_call)
-			emit_count(e, cfg->site_counter, false, m);
+			emit_count(e, cfg->site_counter, BY_NONE, m);
 		emit(e, LEA_RSP_DOWN, sizeof(LEA_RSP_DOWN));
 	}
 	if (cfg->log_call) {
@@ -186,6 +221,8 @@ static void emit_stub(struct emitter *e, const struct patch_plan *plan, const st
 	EMIT(e, 0x49, 0xbb); /* movabs $gate (or $log_call),%r11 */
 	emit_u64(e, cfg->log_call ? cfg->log_call : cfg->gate);
 	EMIT(e, 0x41, 0xff, 0xd3); /* call *%r11 */
+	if (!cfg->log_call)
+		emit_errors(e, cfg, runtime_nr, m);
 	emit(e, LEA_RSP_UP, sizeof(LEA_RSP_UP));
 	emit_jump(e, JMP, sizeof(JMP), e->addr + m->slow + 2);
 	if (runtime_nr || fixed_guard) {
@@ -262,7 +299,7 @@ uint64_t stub_translate(const struct patch_plan *plan, const struct stub_layout 
 
 uint64_t stub_rewind(const struct stub_layout *layout, uint64_t rip)
 {
-	for (unsigned i = 0; i < layout->ncounts && i < 2; i++)
+	for (unsigned i = 0; i < layout->ncounts; i++)
 		if (layout->count_from[i] < rip && rip < layout->count_to[i])
 			return layout->count_from[i];
 	return rip;

@@ -18,23 +18,33 @@
  *     mov %r11,%gs:site_counter                               store
  *     lea -128(%rsp),%rsp                              step over the red zone
  *     movabs $gate,%r11 ; call *%r11                   syscall; ret at the gate
+ *     errors                                           (below)
  *     lea 128(%rsp),%rsp ; jmp after
- *   (with log_call: no count triples, and push $site_counter ;
- *   movabs $log_call,%r11 ; call *%r11, for both)
+ *   errors, once the call returned (r11: the flags, as the syscall leaves them):
+ *     push %r11 ; cmp $-4095,%rax ; jb 1f              not an error
+ *     count site_errors (load, add, store)
+ *     [count nr_errors(,%rcx,8)]                       run-time number: its own
+ *     movb $1,%gs:errors_seen
+ *   1: popfq                                           the flags of the syscall
+ *   (with log_call: no count triples and no errors, and push $site_counter ;
+ *   movabs $log_call,%r11 ; call *%r11, for both: the log holds the results)
  *   run-time number (plan->nr == -1):
  *     lea -128(%rsp),%rsp ; pushfq
  *     cmp $nr_limit,%rax ; jae slow_pop                numbers >= nr_limit,
  *     [cmp $n,%eax ; je slow_pop]  for each slow n     and the slow ones: traced
  *     count site_counter (load, add, store as above)
  *     count nr_counters(,%rax,8) (load, add, store)
- *     popfq ; movabs $gate,%r11 ; call *%r11
+ *     popfq ; push %rax                                the number, for errors
+ *     movabs $gate,%r11 ; call *%r11
+ *     pop %rcx ; errors
  *     lea 128(%rsp),%rsp ; jmp after
  *   guarded number (stub_config.guards): a number that must stop only when its
  *   arguments say so; for it, fixed or run-time, between pushfq and the count:
  *     [cmp $g,%eax ; jne 1f]                            run-time number only
- *     arch_prctl: cmp $ARCH_SET_GS,%rdi ; je slow_pop   (it would take %gs)
+ *     arch_prctl: cmp $ARCH_SET_GS,%edi ; je slow_pop   (it would take %gs; an int)
  *     munmap: lea 4095(%rsi),%rcx ; and $-4096,%rcx    the length in pages
- *       then for the stack pointer, the stub itself and the gate, each x:
+ *       then for the program's stack pointer and STUB_STACK_DEPTH below it, the
+ *       stub's first byte and STUB_MAX_LEN - 1 past it, and the gate, each x:
  *       x -> %r11 ; sub %rdi,%r11 ; cmp %rcx,%r11 ; jb slow_pop
  *                                                    (x in [addr, addr + len): the
  *                                                     call would unmap what the
@@ -63,6 +73,12 @@
 #include "patch_plan.h"
 
 #define STUB_MAX_LEN 512
+/* How far below the program's rsp a call through a stub writes: the stub's red-zone
+ * step and pushes, the gate's return address, and under --log the log routine's
+ * frame and its flush's pushes (tracer/gate_code.S), 192 bytes at most. */
+#define STUB_STACK_DEPTH 192
+/* count triples in a stub: the site's and the number's calls, then their errors */
+#define STUB_MAX_COUNTS 4
 
 /* A number whose call must stop in the tracer only when its arguments say so. */
 enum stub_guard_kind {
@@ -81,6 +97,9 @@ struct stub_config {
 	int32_t site_counter;      /* byte offset of this site's counter in a thread's block,
 	                              i.e. its %gs-relative displacement */
 	int32_t nr_counters;       /* byte offset there of the per-number counters (8 bytes each) */
+	int32_t site_errors;       /* of this site's error counter */
+	int32_t nr_errors;         /* of the per-number error counters */
+	int32_t errors_seen;       /* of the word set once the thread counted an error */
 	uint32_t nr_limit;         /* run-time numbers at or above it take the slow path */
 	const int *slow_nrs;       /* run-time numbers that must stop in the tracer */
 	size_t nslow;
@@ -98,9 +117,9 @@ struct stub_layout {
 	uint64_t slow;             /* the stub's own, traced, syscall instruction */
 	uint64_t after;            /* where a call continues once made: slow + 2 */
 	/* each load/add/store triple: count_from is its load, count_to the address just
-	 * after its store; one for a fixed number (the site), two for a run-time one
-	 * (the site, then the number) */
-	uint64_t count_from[2], count_to[2];
+	 * after its store; for a fixed number the site's calls, then errors; for a
+	 * run-time one the site's and the number's calls, then errors */
+	uint64_t count_from[STUB_MAX_COUNTS], count_to[STUB_MAX_COUNTS];
 	unsigned ncounts;
 };
 

@@ -28,10 +28,26 @@
 #define REGION_GATE_SIZE 4096
 /* The log routine's gs-relative layout (struct region_log below), for the assembler. */
 #define REGION_LOG_ENTRIES 2048
-#define REGION_LOG_AT 24576     /* sizeof(struct region_slot) */
+#define REGION_LOG_AT 49152     /* sizeof(struct region_slot) */
 #define REGION_LOG_HEAD REGION_LOG_AT
 #define REGION_LOG_TAIL (REGION_LOG_AT + 8)
 #define REGION_LOG_ENTRY_AT (REGION_LOG_AT + 64)
+
+/* The gate's return pad (tracer/gate_code.S, gate_pad): a ptraced call the tracer
+ * sends back through it, so that its result is known without a second stop, leaves
+ * its result in the word REGION_SLOT_RESULT and goes on at REGION_SLOT_RETURN (the
+ * address after the call's own syscall), both written by the tracer before it
+ * resumes the call; REGION_RESULT_NONE until the call returns. */
+#define REGION_SLOT_RETURN 1
+#define REGION_SLOT_RESULT 2
+#define REGION_SLOT_RETURN_AT (8 * REGION_SLOT_RETURN)
+#define REGION_SLOT_RESULT_AT (8 * REGION_SLOT_RESULT)
+
+/* Nonzero once the thread counted an error (the stubs set it with the count): the
+ * error counters of a slot that never saw one are neither read nor cleared, and so
+ * never take memory. */
+#define REGION_SLOT_ERRORS 3
+#define REGION_SLOT_ERRORS_AT (8 * REGION_SLOT_ERRORS)
 
 /* CONTROL_LOG_FLUSH: made by the gate's log routine (tracer/gate_code.S) when the
  * thread's log buffer is full; the tracer moves it to the log file. */
@@ -88,12 +104,21 @@ struct systrace_ready {
 #define REGION_SLOT_UP 0
 #define REGION_SLOT_UP_AT (8 * REGION_SLOT_UP)
 #define REGION_UP_MAGIC 0x7570ull /* "up" */
+#define REGION_RESULT_NONE 0x8000000000000000ull /* no syscall returns it (region_slot) */
 
+
+/* A thread's counters. The errors (calls that returned -4095..-1) lie apart from
+ * the calls, so that a call that succeeds touches one cache line. */
 struct region_slot {
 	uint64_t pad[8];            /* the counters start on a cache line of their own;
-	                               pad[REGION_SLOT_UP]: see above */
+	                               pad[REGION_SLOT_UP], [REGION_SLOT_RETURN],
+	                               [REGION_SLOT_RESULT], [REGION_SLOT_ERRORS]:
+	                               see above */
 	uint64_t nr_calls[REGION_NRS];
 	uint64_t site_calls[REGION_SLOT_SITES];
+	uint64_t nr_errors[REGION_NRS];
+	uint64_t site_errors[REGION_SLOT_SITES];
+	uint64_t pad_end[8];        /* the log buffer on a page boundary */
 };
 
 #define REGION_SLOT_SIZE sizeof(struct region_slot)

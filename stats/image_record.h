@@ -31,6 +31,7 @@ struct site_record {
 	uint64_t addr;          /* of the syscall instruction */
 	int syscall;            /* counter index, or SITE_SYSCALL_VARIES */
 	uint64_t ptraced, inprocess;
+	uint64_t errors;        /* of its calls, those that returned -4095..-1 */
 	const char *object;     /* mapped file path, "[vdso]", "[anon]"; NULL: unknown */
 	uint64_t offset;        /* as addr2line -e takes it; the address itself if unknown */
 	const char *symbol;     /* nearest symbol, or NULL */
@@ -81,7 +82,8 @@ struct image_record {
 
 	uint64_t calls[SYSCALL_INDEX_COUNT]; /* per syscall, both paths */
 	uint64_t ptraced_calls[SYSCALL_INDEX_COUNT]; /* per syscall, of them those that stopped */
-	uint64_t *results_seen, *errors;     /* per syscall; NULL until a result is seen */
+	uint64_t errors[SYSCALL_INDEX_COUNT]; /* per syscall, the calls that returned
+						  -4095..-1, as strace -c counts them */
 	uint64_t *time_ns;                   /* per syscall, the time spent in the calls;
 						NULL when times are not measured */
 	uint64_t ptraced, inprocess, early, instrument, ptrace_stops;
@@ -111,6 +113,15 @@ struct image_record {
 static inline uint64_t image_syscalls(const struct image_record *r)
 {
 	return r->ptraced + r->inprocess;
+}
+
+static inline uint64_t image_errors(const struct image_record *r)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < SYSCALL_INDEX_COUNT; i++)
+		n += r->errors[i];
+	return n;
 }
 
 #endif

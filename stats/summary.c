@@ -10,7 +10,7 @@
 	X(syscalls) X(syscalls_early) X(syscalls_ptraced) X(syscalls_inprocess) \
 	X(instrument_syscalls) X(processes) X(forks) X(vforks) X(threads) X(execs) \
 	X(exits) X(sites) X(sites_patched) X(sites_unpatchable) X(ptrace_stops) \
-	X(ptrace_stops_lifecycle) X(ptrace_stops_early) X(ptrace_stops_late) X(syscalls_restarted) \
+	X(ptrace_stops_lifecycle) X(ptrace_stops_early) X(ptrace_stops_late) X(syscalls_restarted) X(errors) \
 	X(patches_written) X(patches_known) X(patch_ns) X(known_unused) X(known_missed) \
 	X(batch_patch_ns) X(miss_ns) X(known_threshold_permille) X(tracer_cpu_per_image_ns) \
 	X(processes_library_ready) X(processes_without_library) \
@@ -31,6 +31,7 @@ uint64_t image_sites_in_state(const struct image_record *r, enum site_state stat
 void totals_add_image(struct totals *t, const struct image_record *r)
 {
 	t->syscalls += image_syscalls(r);
+	t->errors += image_errors(r);
 	t->syscalls_early += r->early;
 	t->syscalls_ptraced += r->ptraced;
 	t->syscalls_inprocess += r->inprocess;
@@ -68,11 +69,8 @@ void totals_add_syscall(struct syscall_count *by_index, const struct image_recor
 	c->index = i;
 	c->calls += r->calls[i];
 	c->ptraced += r->ptraced_calls[i];
-	/* known for the row, as its errors field in syscalls.csv is */
-	if (r->results_seen && r->results_seen[i]) {
-		c->errors_known += r->calls[i];
-		c->errors += r->errors[i];
-	}
+	c->errors_known += r->calls[i];
+	c->errors += r->errors[i];
 	if (r->time_ns)
 		c->time_ns += r->time_ns[i];
 }

@@ -17,6 +17,7 @@ struct totals {
 	uint64_t ptrace_stops_lifecycle, ptrace_stops_early, ptrace_stops_late;
 	uint64_t patches_written, patches_known, patches_not_amortized, patch_ns;
 	uint64_t known_unused, known_missed;
+	uint64_t errors;          /* calls that returned -4095..-1, on both paths */
 	/* the choice of known sites (tracer/site_history.h): what a patch written in a
 	 * batch cost (P), what a site left out cost when it ran (M: a stop and a patch
 	 * at its trap), and P / M in thousandths */
@@ -33,7 +34,7 @@ struct totals {
 
 void totals_add_image(struct totals *t, const struct image_record *r);
 /* The image's calls of syscall index i added to by_index[i], as its row of
- * syscalls.csv has them: the errors known when the image saw results of it. */
+ * syscalls.csv has them. */
 void totals_add_syscall(struct syscall_count *by_index, const struct image_record *r, int i);
 
 /* The measured cost of one stop and of one in-process call, and the time measuring

@@ -58,6 +58,7 @@ struct addr_space *as_fork(const struct addr_space *parent)
 	as->region_base = parent->region_base;
 	as->mapped_at_exec = parent->mapped_at_exec;
 	as->gs_taken = parent->gs_taken;
+	as->given_up = parent->given_up;
 	as->walked_known = parent->walked_known;
 	as->loader_start = parent->loader_start;
 	as->loader_end = parent->loader_end;

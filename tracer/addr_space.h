@@ -88,6 +88,8 @@ struct addr_space {
 	uint64_t region_base;      /* where the library (or early.c) mapped the region */
 	bool mapped_at_exec;       /* early.c mapped gate and region at the first instruction */
 	bool gs_taken;             /* the program set its own %gs base: no counting here */
+	bool given_up;             /* the in-process path was withdrawn here (the region
+	                              full, %gs taken): nothing is patched again */
 	bool walked_known;         /* the known sites of every object mapped were planned */
 	uint64_t loader_start, loader_end; /* the program interpreter's code (ld.so) */
 	uint64_t library_site;     /* the library's own syscall instruction */

@@ -13,6 +13,7 @@
 #include "library.h"
 #include "placement.h"
 #include "procfs.h"
+#include "tracee_wait.h"
 
 /* Children that died before their first stop, for their creator's event (a ring:
  * the event follows within a few stops, so a handful is plenty). */
@@ -80,14 +81,13 @@ static struct image *new_process(pid_t pid, pid_t ppid, const struct thread *cre
 	return img;
 }
 
-void children_on_creator_event(struct thread *creator, int event, uint64_t flags)
+bool children_on_creator_event(struct thread *creator, int event, uint64_t flags)
 {
 	struct image *parent = creator->img;
 	bool is_thread = event == PTRACE_EVENT_CLONE && (flags & CLONE_THREAD);
 	unsigned long msg;
 	pid_t tid;
 	struct thread *child;
-	siginfo_t si;
 	int status;
 
 	if (is_thread)
@@ -96,12 +96,8 @@ void children_on_creator_event(struct thread *creator, int event, uint64_t flags
 		parent->rec.vforks++;
 	else
 		parent->rec.forks++;
-	/* killed since it stopped there (SIGKILL moves a stopped tracee on to its exit
-	 * event, whose message, the exit status, replaces the child's tid): the child is
-	 * placed at its own first stop */
-	if (ptrace(PTRACE_GETEVENTMSG, creator->tid, 0, &msg) < 0 || ptrace(PTRACE_GETSIGINFO, creator->tid, 0, &si) < 0
-	    || si.si_code >> 8 != event)
-		return;
+	if (!tracee_event_message(creator->tid, event, &msg))
+		return false;
 	tid = (pid_t)msg;
 
 	child = thread_find(tid);
@@ -121,6 +117,7 @@ void children_on_creator_event(struct thread *creator, int event, uint64_t flags
 			placement_inherit(thread_add(tid, img, THREAD_AWAIT_INITIAL_STOP), creator);
 		}
 	}
+	return true;
 }
 
 struct thread *children_on_unknown_stop(pid_t tid)

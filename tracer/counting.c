@@ -1,7 +1,5 @@
 #include "counting.h"
 
-#include <stdlib.h>
-
 struct site_record *count_ptraced(struct image *img, int idx, uint64_t addr)
 {
 	struct site_record *s = site_table_get(&img->sites, addr);
@@ -42,14 +40,16 @@ void count_inprocess(struct image *img, const struct site_record *from, uint64_t
 		img->rec.early += calls;
 }
 
-void count_result(struct image_record *r, int idx, int64_t ret)
+void count_errors(struct image *img, struct site_record *s, int idx, uint64_t n)
 {
-	if (!r->results_seen) {
-		r->results_seen = calloc(SYSCALL_INDEX_COUNT, sizeof(uint64_t));
-		r->errors = calloc(SYSCALL_INDEX_COUNT, sizeof(uint64_t));
-		if (!r->results_seen || !r->errors)
-			abort();
-	}
-	r->results_seen[idx]++;
-	r->errors[idx] += ret < 0 && ret >= -4095;
+	if (s)
+		s->errors += n;
+	if (idx >= 0)
+		img->rec.errors[idx] += n;
+}
+
+void count_result(struct image *img, struct site_record *s, int idx, int64_t ret)
+{
+	if (ret < 0 && ret >= -4095)
+		count_errors(img, s, idx, 1);
 }

@@ -14,7 +14,10 @@ struct site_record *count_ptraced(struct image *img, int idx, uint64_t addr);
 /* calls in-process calls at the site `from` of the image's memory (NULL: the site is
  * not known), of syscall index idx (-1: counted per number by the caller). */
 void count_inprocess(struct image *img, const struct site_record *from, uint64_t calls, int idx);
-/* A call of index idx returned ret (an error when -4095..-1, as strace counts). */
-void count_result(struct image_record *r, int idx, int64_t ret);
+/* n calls of index idx at site s (NULL: not known) returned an error. */
+void count_errors(struct image *img, struct site_record *s, int idx, uint64_t n);
+/* A call of index idx at site s returned ret (an error when -4095..-1, as strace
+ * counts). */
+void count_result(struct image *img, struct site_record *s, int idx, int64_t ret);
 
 #endif

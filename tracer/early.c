@@ -217,7 +217,10 @@ static void start_setup(struct thread *t, const struct user_regs_struct *regs_at
 	as->loader_start = code.loader_start;
 	as->loader_end = code.loader_end;
 	t->img->exe_object = code.exe;
-	if (!known_sites_plan_at(t, regs.rip) || !(e = malloc(sizeof(*e))))
+	/* set up even with nothing known of the loader (a run's first image): the gate
+	 * is there for the return pad from the first call (results.c) */
+	known_sites_plan_at(t, regs.rip);
+	if (!(e = malloc(sizeof(*e))))
 		return;
 	if ((t->slot = region_slot_take()) < 0) {
 		free(e);

@@ -23,11 +23,13 @@
 #include "placement.h"
 #include "procfs.h"
 #include "restarts.h"
+#include "results.h"
 #include "signal_fixups.h"
 #include "signals.h"
 #include "stops.h"
 #include "syscall_log.h"
 #include "tasks.h"
+#include "tracee_wait.h"
 
 #ifndef __X32_SYSCALL_BIT
 #define __X32_SYSCALL_BIT 0x40000000
@@ -37,6 +39,7 @@ static pid_t root_pid;
 static struct run_result *result;
 static int nr_execve[ABI_COUNT], nr_execveat[ABI_COUNT];
 static int nr_clone[ABI_COUNT], nr_clone3[ABI_COUNT], nr_fork[ABI_COUNT], nr_vfork[ABI_COUNT];
+static int nr_exit[ABI_COUNT], nr_exit_group[ABI_COUNT];
 static int nr_munmap, nr_restart_syscall[ABI_COUNT], nr_rt_sigreturn;
 static int nr_getaffinity[ABI_COUNT], nr_setaffinity[ABI_COUNT], nr_arch_prctl;
 
@@ -62,6 +65,8 @@ static void learn_numbers(void)
 		nr_clone3[abi] = syscall_index_of(abi, "clone3");
 		nr_fork[abi] = syscall_index_of(abi, "fork");
 		nr_vfork[abi] = syscall_index_of(abi, "vfork");
+		nr_exit[abi] = syscall_index_of(abi, "exit");
+		nr_exit_group[abi] = syscall_index_of(abi, "exit_group");
 		nr_restart_syscall[abi] = syscall_index_of(abi, "restart_syscall");
 		nr_getaffinity[abi] = syscall_index_of(abi, "sched_getaffinity");
 		nr_setaffinity[abi] = syscall_index_of(abi, "sched_setaffinity");
@@ -115,6 +120,16 @@ static int call_index(const struct __ptrace_syscall_info *info, enum syscall_abi
 	return idx >= 0 ? idx : syscall_index(*abi, SYSCALL_NR_OUT_OF_RANGE);
 }
 
+/* How the result of a call (not execve, not rt_sigreturn) is learned. */
+static enum result_kind result_kind_of(enum syscall_abi abi, int idx)
+{
+	if (idx == nr_clone[abi] || idx == nr_clone3[abi] || idx == nr_fork[abi] || idx == nr_vfork[abi])
+		return RESULT_OF_CREATION;
+	if (idx == nr_exit[abi] || idx == nr_exit_group[abi])
+		return RESULT_OF_NOTHING;
+	return RESULT_OF_CALL;
+}
+
 /* The clone flags of a call that may create a thread or process, for its event. */
 static void note_clone_flags(struct thread *t, enum syscall_abi abi, int idx, const uint64_t *args)
 {
@@ -158,9 +173,9 @@ static void on_seccomp(struct thread *t)
 	enum patch_result patched = PATCH_RESUME;
 	enum syscall_abi abi;
 	struct site_record *s;
-	uint64_t site;
+	uint64_t site, back;
 	bool repeat, reissued;
-	int idx;
+	int idx, request;
 
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) <= 0
 	    || info.op != PTRACE_SYSCALL_INFO_SECCOMP) {
@@ -174,7 +189,8 @@ static void on_seccomp(struct thread *t)
 	}
 	idx = call_index(&info, &abi);
 	/* a call at a stub's own syscall belongs to the site the stub stands for */
-	site = as_site_of(img->as, info.instruction_pointer - 2);
+	back = results_call_ip(t, info.instruction_pointer);
+	site = as_site_of(img->as, back - 2);
 	if (library_is_control((long)info.seccomp.nr, info.seccomp.args)) {
 		count_stop(img, STOP_OTHER); /* before READY is answered: early */
 		library_on_control(t, site, info.seccomp.args);
@@ -207,13 +223,16 @@ static void on_seccomp(struct thread *t)
 		resume(t->tid, PTRACE_SYSCALL, 0);
 		return;
 	}
+	if (repeat)
+		results_expect(t, result_kind_of(abi, idx), idx, site, true);
 	if (repeat && !reissued) {
-		resume(t->tid, PTRACE_CONT, 0);
+		resume(t->tid, results_resume(t, PTRACE_CONT, back), 0);
 		return;
 	}
 	if (!repeat) {
 		if (idx == nr_rt_sigreturn) {
-			restart_note_sigreturn(t, info.stack_pointer);
+			if (restart_note_sigreturn(t, info.stack_pointer))
+				results_interrupted(t, t->restart_site, t->restart_nr);
 			fixups_on_sigreturn(t, info.stack_pointer);
 		} else if (idx == nr_munmap) {
 			/* name sites while the code they lie in is still mapped */
@@ -225,8 +244,12 @@ static void on_seccomp(struct thread *t)
 		}
 		note_clone_flags(t, abi, idx, info.seccomp.args);
 		s = count_ptraced(img, idx, site);
+		if (idx == nr_rt_sigreturn)
+			results_of_sigreturn(t, idx, site, info.stack_pointer);
+		else
+			results_expect(t, result_kind_of(abi, idx), idx, site, false);
 		if (abi == ABI_X86_64)
-			libc_calls_on_call(t, s, info.instruction_pointer);
+			libc_calls_on_call(t, s, back);
 		/* last: emptying the thread's log buffer may move the site records */
 		if (syscall_log_on())
 			syscall_log_enter(t, idx, site);
@@ -235,7 +258,13 @@ static void on_seccomp(struct thread *t)
 		patched = patching_on_call(t, site, site != info.instruction_pointer - 2, (long)info.seccomp.nr);
 	if (patched == PATCH_HELD)
 		return;
-	resume(t->tid, patched == PATCH_REISSUE ? PTRACE_CONT : affinity_resume(t, abi, idx, info.seccomp.args), 0);
+	if (patched == PATCH_REISSUE) {
+		t->moved_to = 0; /* its result comes after the entry it makes again */
+		request = PTRACE_CONT;
+	} else {
+		request = results_resume(t, affinity_resume(t, abi, idx, info.seccomp.args), back);
+	}
+	resume(t->tid, request, 0);
 }
 
 /* The execve the thread is in, now that its result is known: counted in the image
@@ -254,7 +283,7 @@ static void count_exec(struct thread *t, int64_t ret)
 		s->named = true;
 		img->unnamed_sites--;
 	}
-	count_result(&img->rec, t->exec_index, ret);
+	count_result(img, s, t->exec_index, ret);
 	if (syscall_log_on()) {
 		syscall_log_enter(t, t->exec_index, s->addr);
 		syscall_log_result(t, ret);
@@ -284,6 +313,7 @@ static void on_syscall_exit(struct thread *t, bool interrupted)
 		}
 	}
 	if (known && info.op == PTRACE_SYSCALL_INFO_EXIT) {
+		results_on_exit(t, info.exit.rval);
 		if (!restart_is_code(info.exit.rval))
 			syscall_log_result(t, info.exit.rval);
 		/* a failed execve (a successful one was counted at its exec event);
@@ -307,8 +337,8 @@ static void on_clone_event(struct thread *t, int event)
 	uint64_t flags = t->clone_flags;
 
 	t->clone_flags = 0;
-	children_on_creator_event(t, event, flags);
-	if (event != PTRACE_EVENT_CLONE || !(flags & CLONE_THREAD))
+	/* a creator killed since it stopped here is not written to */
+	if (children_on_creator_event(t, event, flags) && (event != PTRACE_EVENT_CLONE || !(flags & CLONE_THREAD)))
 		patching_on_fork(t);
 	resume(t->tid, PTRACE_CONT, 0);
 }
@@ -319,7 +349,11 @@ static void on_exec_event(struct thread *t)
 	struct image *old = t->img, *img;
 	pid_t tgid = t->tid;
 
-	if (ptrace(PTRACE_GETEVENTMSG, tgid, 0, &former) == 0 && (pid_t)former != tgid) {
+	/* killed since it stopped here, the message is its exit status: taken as the
+	 * leader's own exec (its death is on its way) */
+	if (!tracee_event_message(tgid, PTRACE_EVENT_EXEC, &former))
+		former = (unsigned long)tgid;
+	if ((pid_t)former != tgid) {
 		/* a non-leader thread executed: it takes the leader's tid, and the old
 		 * leader is gone without a death report of its own */
 		struct thread *leader = t, *execer = thread_find((pid_t)former);
@@ -391,7 +425,10 @@ static void on_signal(struct thread *t, int sig)
 		return;
 	}
 	if (t->img && ptrace(PTRACE_GETREGS, t->tid, 0, &regs) == 0) {
-		/* first: a thread taken out of the gate restarts at its own site */
+		/* first: a thread in the return pad or taken out of the gate restarts
+		 * at its own site */
+		if (results_leave_pad(t, &regs))
+			ptrace(PTRACE_SETREGS, t->tid, 0, &regs);
 		fixups_on_signal(t, &d, &regs);
 		restart_note_signal(t, &d, &regs);
 	}
@@ -403,8 +440,21 @@ static bool is_stop_signal(int sig)
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
+/* A group or interrupt stop of a thread whose call's result is to come: out of the
+ * pad, so that a call the kernel enters again does so at its own site. */
+static void leave_pad_at_stop(struct thread *t)
+{
+	struct user_regs_struct regs;
+
+	if ((t->result_wait == RESULT_AT_PAD || t->result_wait == RESULT_BY_EVENT)
+	    && ptrace(PTRACE_GETREGS, t->tid, 0, &regs) == 0 && results_leave_pad(t, &regs))
+		ptrace(PTRACE_SETREGS, t->tid, 0, &regs);
+}
+
 static void on_stop_event(struct thread *t, int sig)
 {
+	if (t->state != THREAD_AWAIT_INITIAL_STOP)
+		leave_pad_at_stop(t);
 	if (t->state == THREAD_AWAIT_INITIAL_STOP) {
 		t->state = THREAD_RUNNING;
 		library_thread_starts(t);
@@ -425,6 +475,7 @@ static void on_death(struct thread *t, int status)
 	struct image *img = t->img;
 
 	if (img) {
+		results_on_stop(t, PTRACE_EVENT_EXIT); /* a result the pad left since its last stop */
 		if (!t->exit_event_seen && --img->live_threads == 0 && !img->rec.times_known)
 			img->rec.end_ns = monotonic_ns();
 		if (t->tid == img->rec.pid) {
@@ -480,6 +531,7 @@ static void dispatch(pid_t tid, int status)
 	}
 	if (event != PTRACE_EVENT_SECCOMP)
 		count_stop(t->img, stop_kind_of(event, sig, t->state == THREAD_AWAIT_INITIAL_STOP, t->exec_index >= 0));
+	results_on_stop(t, event);
 	switch (event) {
 	case PTRACE_EVENT_SECCOMP: on_seccomp(t); break;
 	case PTRACE_EVENT_FORK:

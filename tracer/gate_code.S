@@ -1,6 +1,8 @@
 /* The region's first page, as the tracer writes it (shared_region.c): the gate, whose
- * `syscall` is the one the seccomp filter lets through, and the log routine that
- * stubs call instead of the gate under --log (stub.h). Position-independent: it runs
+ * `syscall` is the one the seccomp filter lets through, the log routine that stubs
+ * call instead of the gate under --log (stub.h), and the return pad through which
+ * the tracer sends ptraced calls back to learn their results without a second stop
+ * (tracer/results.c draws it). Position-independent: it runs
  * at SYSTRACE_GATE_ADDR in every process, and reaches its thread's log buffer through
  * %gs like the stubs' counters (region.h, struct region_log).
  *
@@ -102,6 +104,15 @@ gate_log_checked:
 	pop %rsi
 	pop %rdi
 	jmp .Lretry
+
+	.balign 64, 0xcc
+	.globl gate_pad_syscall, gate_pad, gate_pad_end
+gate_pad_syscall:                /* entered only by a restart the tracer did not see */
+	syscall
+gate_pad:                        /* a ptraced call's way back (tracer/results.c) */
+	mov %rax, %gs:REGION_SLOT_RESULT_AT
+	jmp *%gs:REGION_SLOT_RETURN_AT
+gate_pad_end:
 gate_code_end:
 
 	.section .note.GNU-stack, "", @progbits

@@ -10,6 +10,7 @@
 extern const uint8_t gate_code[], gate_code_end[];
 extern const uint8_t gate_log_call[], gate_log_retry[], gate_log_committed[];
 extern const uint8_t gate_log_returned[], gate_log_check[], gate_log_checked[];
+extern const uint8_t gate_pad_syscall[], gate_pad[], gate_pad_end[];
 
 /* label's address in a traced process */
 #define GATE_AT(label) (SYSTRACE_GATE_ADDR + (uint64_t)((label) - gate_code))

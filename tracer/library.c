@@ -401,6 +401,8 @@ static void on_ready(struct thread *t, uint64_t ready_addr)
 	/* a thread that exists already would run the stubs with no slot of its own */
 	if (img->as->gs_taken) {
 		img->rec.library = LIBRARY_IS_PROGRAM_SETS_GS;
+	} else if (img->as->given_up) {
+		/* withdrawn already (the region full): it stays so */
 	} else if (status == LIBRARY_READY && !thread_alone_in_memory(t)) {
 		img->rec.library = LIBRARY_IS_THREADS_BEFORE;
 	} else if (status == LIBRARY_READY && give_slot(t)) {
@@ -417,7 +419,7 @@ bool library_up_without_ready(struct thread *t)
 {
 	struct image *img = t->img;
 
-	if (img->ready || !img->as->mapped_at_exec || img->as->gs_taken || t->slot < 0 || !thread_alone_in_memory(t))
+	if (img->ready || !img->as->mapped_at_exec || img->as->given_up || t->slot < 0 || !thread_alone_in_memory(t))
 		return false;
 	take_counts(t, true); /* what the stubs written at exec counted was early */
 	region_slot(t->slot)->pad[REGION_SLOT_UP] = REGION_UP_MAGIC;
@@ -460,7 +462,7 @@ void library_thread_starts(struct thread *t)
 {
 	struct image *img = t->img;
 
-	if (!img || !(img->ready || img->as->mapped_at_exec) || img->as->gs_taken || give_slot(t))
+	if (!img || !(img->ready || img->as->mapped_at_exec) || img->as->given_up || give_slot(t))
 		return;
 	/* no slot: the patches this thread would run go, with all the memory's threads
 	 * stopped; its process stays on the ptrace path */
@@ -477,15 +479,25 @@ static void take_counts(struct thread *t, bool again)
 	struct addr_space *as = img->as;
 	struct region_slot *slot = region_slot(t->slot);
 
+	bool errors = slot->pad[REGION_SLOT_ERRORS];
+
 	for (size_t i = 0; i < as->sites.n; i++) {
 		const struct patch *p = &as->patches[i];
+		const struct site_record *from = &as->sites.sites[i];
 
-		if (patch_has_counter(p) && slot->site_calls[p->counter])
-			count_inprocess(img, &as->sites.sites[i], slot->site_calls[p->counter], as->sites.sites[i].syscall);
+		if (!patch_has_counter(p) || !slot->site_calls[p->counter])
+			continue;
+		count_inprocess(img, from, slot->site_calls[p->counter], from->syscall);
+		if (errors && slot->site_errors[p->counter])
+			count_errors(img, site_table_get(&img->sites, from->addr), from->syscall,
+				     slot->site_errors[p->counter]);
 	}
 	/* the sites whose number varies: their calls per number */
-	for (int nr = 0; nr < REGION_NRS; nr++)
+	for (int nr = 0; nr < REGION_NRS; nr++) {
 		img->rec.calls[syscall_index(ABI_X86_64, nr)] += slot->nr_calls[nr];
+		if (errors)
+			img->rec.errors[syscall_index(ABI_X86_64, nr)] += slot->nr_errors[nr];
+	}
 	syscall_log_drain(t); /* under --log, the in-process counts are the log's */
 	if (again)
 		region_slot_clear(t->slot, as->next_counter);
@@ -495,7 +507,8 @@ void library_on_arch_prctl(struct thread *t, uint64_t code)
 {
 	struct image *img = t->img;
 
-	if (code != ARCH_SET_GS || !(img->ready || img->as->mapped_at_exec))
+	/* the kernel takes the code as an int: the upper half does not matter */
+	if ((int)code != ARCH_SET_GS || !(img->ready || img->as->mapped_at_exec))
 		return;
 	/* the program takes %gs for itself: the stubs go before the call is made */
 	patches_withdraw(t, img->as);

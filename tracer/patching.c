@@ -139,7 +139,7 @@ static void on_early_call(struct thread *t, struct addr_space *as, uint64_t site
 
 	if ((in_loader || as->mapped_at_exec) && p->state == PATCH_UNPLANNED)
 		site_plan(t, as, s, p, nr);
-	if (!as->mapped_at_exec || as->gs_taken || in_loader || !thread_alone_in_memory(t))
+	if (!as->mapped_at_exec || as->given_up || in_loader || !thread_alone_in_memory(t))
 		return;
 	if (!as->walked_known) {
 		as->walked_known = true;

@@ -55,18 +55,21 @@ void restart_rule_interrupt(struct thread *t, long nr, long ret, uint64_t site, 
 		expect(t, RESTART_NEXT, site, nr, false);
 }
 
-void restart_rule_frame(struct thread *t, long saved_rax, uint64_t rip_site, uint64_t before_rip_site)
+bool restart_rule_frame(struct thread *t, long saved_rax, uint64_t rip_site, uint64_t before_rip_site)
 {
 	if (t->restart != RESTART_IF_FRAME_SAYS)
-		return;
+		return false;
 	/* Back to the call: it is entered again. Back past it with EINTR: it
 	 * returned. Anything else: this handler interrupted another one (two
 	 * signals; the other may even be at the same site, glibc's syscall()), whose
 	 * own rt_sigreturn will tell. */
-	if (rip_site == t->restart_site && saved_rax == t->restart_nr)
+	if (rip_site == t->restart_site && saved_rax == t->restart_nr) {
 		t->restart = RESTART_NEXT;
-	else if (before_rip_site == t->restart_site && saved_rax == -EINTR)
+	} else if (before_rip_site == t->restart_site && saved_rax == -EINTR) {
 		t->restart = RESTART_NONE;
+		return true;
+	}
+	return false;
 }
 
 void restart_note_signal(struct thread *t, struct delivery *d, const struct user_regs_struct *regs)
@@ -108,7 +111,7 @@ void restart_note_interrupt(struct thread *t, bool ours)
 			       regs.rip == SYSTRACE_GATE_SYSCALL_IP);
 }
 
-void restart_note_sigreturn(struct thread *t, uint64_t stack_pointer)
+bool restart_note_sigreturn(struct thread *t, uint64_t stack_pointer)
 {
 	uint64_t saved[2];
 	struct iovec local[2] = { { &saved[0], 8 }, { &saved[1], 8 } };
@@ -116,11 +119,12 @@ void restart_note_sigreturn(struct thread *t, uint64_t stack_pointer)
 				   { (void *)(stack_pointer + SIGFRAME_RIP), 8 } };
 
 	if (t->restart != RESTART_IF_FRAME_SAYS)
-		return;
-	if (process_vm_readv(t->tid, local, 2, remote, 2, 0) != 16)
+		return false;
+	if (process_vm_readv(t->tid, local, 2, remote, 2, 0) != 16) {
 		t->restart = RESTART_NONE;
-	else
-		restart_rule_frame(t, (long)saved[0], site_of(t, saved[1]), site_of(t, saved[1] - 2));
+		return false;
+	}
+	return restart_rule_frame(t, (long)saved[0], site_of(t, saved[1]), site_of(t, saved[1] - 2));
 }
 
 void restart_expect_reissue(struct thread *t, uint64_t site, long raw_nr)

@@ -34,8 +34,9 @@ void restart_note_signal(struct thread *t, struct delivery *d, const struct user
  * as_site_of gives them: a stub's own syscall stands for its site.) */
 void restart_note_interrupt(struct thread *t, bool ours);
 /* At the thread's rt_sigreturn, with its stack pointer: a handler ran, and the frame
- * it returns to says whether the interrupted call is entered again. */
-void restart_note_sigreturn(struct thread *t, uint64_t stack_pointer);
+ * it returns to says whether the interrupted call is entered again. True if it
+ * says the call returned EINTR instead (the call: t->restart_site, restart_nr). */
+bool restart_note_sigreturn(struct thread *t, uint64_t stack_pointer);
 /* patching.c borrowed the thread at its call at site (raw_nr) and put the call
  * back: its next entry there is that call again, even after a handler's (which the
  * signal and frame logic here follow as for a kernel restart). */
@@ -52,7 +53,8 @@ void restart_rule_signal(struct thread *t, long nr, long ret, uint64_t site, boo
 /* At an interrupt or group stop (at_gate: the call was made through the gate). */
 void restart_rule_interrupt(struct thread *t, long nr, long ret, uint64_t site, bool at_gate);
 /* At rt_sigreturn: the frame holds saved_rax and a rip whose site is rip_site, and
- * whose site two bytes back (the syscall it returns past) is before_rip_site. */
-void restart_rule_frame(struct thread *t, long saved_rax, uint64_t rip_site, uint64_t before_rip_site);
+ * whose site two bytes back (the syscall it returns past) is before_rip_site. True
+ * when the interrupted call returned EINTR. */
+bool restart_rule_frame(struct thread *t, long saved_rax, uint64_t rip_site, uint64_t before_rip_site);
 
 #endif

@@ -95,6 +95,8 @@ void region_slot_clear(int slot, int counters)
 	struct region_slot *s = region_slot(slot);
 	size_t used = counters < 0 ? 0 : counters > REGION_SLOT_SITES ? REGION_SLOT_SITES : (size_t)counters;
 
+	if (s->pad[REGION_SLOT_ERRORS])
+		memset(s->nr_errors, 0, sizeof(s->nr_errors) + used * sizeof(s->site_errors[0]));
 	memset(s, 0, offsetof(struct region_slot, site_calls) + used * sizeof(s->site_calls[0]));
 	if (stride > REGION_SLOT_SIZE)
 		memset(region_log(slot), 0, sizeof(struct region_log));

@@ -7,7 +7,9 @@
 #include "gate.h"
 #include "gate_code.h"
 #include "procfs.h"
+#include "region.h"
 #include "restarts.h"
+#include "shared_region.h"
 #include "syscall_log.h"
 
 void fixups_on_sigreturn(struct thread *t, uint64_t stack_pointer)
@@ -44,28 +46,51 @@ void fixups_on_sigreturn(struct thread *t, uint64_t stack_pointer)
  * through it (pthread_cancel, a C++ exception, a backtrace), then sees the program's
  * own code, which has unwind information; on return the frame logic (rt_sigreturn)
  * sends it back through the stub where needed. */
+/* The error of an in-process call that returned while its stub's count of it will
+ * not run, counted in the thread's slot as the stub would have. */
+static void count_stub_error(struct thread *t, const struct patch *p, long nr)
+{
+	struct region_slot *slot;
+
+	if (t->slot < 0 || !patch_has_counter(p))
+		return;
+	slot = region_slot(t->slot);
+	slot->site_errors[p->counter]++;
+	if (p->plan.nr < 0 && nr >= 0 && nr < REGION_NRS)
+		slot->nr_errors[nr]++;
+	slot->pad[REGION_SLOT_ERRORS] = 1;
+}
+
 static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs_struct *regs)
 {
-	/* the gate's return address; under the log routine (gate_code.S): its mark, the
-	 * number, rdx, the flags, the stub's return address, the pushed counter */
+	/* the gate's return address, then: from a stub whose number varies, the
+	 * number it pushed; under the log routine (gate_code.S), its mark, the number,
+	 * rdx, the flags, the stub's return address, the pushed counter */
 	uint64_t frame[7], back, popped = 8;
 	struct iovec local = { frame, sizeof(frame) }, remote = { (void *)regs->rsp, sizeof(frame) };
 	const struct patch *p;
+	bool logged, returned = !restart_is_code((int64_t)regs->rax);
 
 	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != sizeof(frame))
 		return;
 	back = frame[0];
-	if (back == GATE_AT(gate_log_returned)) {
+	logged = back == GATE_AT(gate_log_returned);
+	if (logged) {
 		back = frame[5];
 		popped = sizeof(frame);
 	}
 	if (!(p = as_patch_of_stub(as, back)))
 		return;
-	/* the routine will not store the result: a call that returned gets it here; one
-	 * the kernel restarts goes through the stub's traced syscall, counted once */
-	if (popped == sizeof(frame) && !restart_is_code((int64_t)regs->rax))
+	if (!logged && p->plan.nr < 0)
+		popped = 16;
+	/* the stub (or routine) will not see the result: a call that returned gets it
+	 * here; one the kernel restarts goes through the stub's traced syscall, counted
+	 * once; one a handler makes return EINTR, at the handler's rt_sigreturn */
+	if (logged && returned)
 		syscall_log_set_result(t, frame[1], (int64_t)regs->rax);
-	if (popped == sizeof(frame))
+	else if (returned && (int64_t)regs->rax < 0 && (int64_t)regs->rax >= -4095)
+		count_stub_error(t, p, (long)regs->orig_rax);
+	if (logged)
 		regs->eflags = frame[4];
 	regs->rsp += popped + 128;
 	regs->rip = p->plan.site + 2;

@@ -189,7 +189,7 @@ void syscall_log_unfinished(struct thread *t)
 
 /* An entry taken without its result: the thread may be in the call still, or in a
  * handler that interrupted it. The oldest is let go when there are too many. */
-static void await_answer(struct thread *t, uint64_t seq, const struct log_entry *e)
+static void await_answer(struct thread *t, uint64_t seq, const struct log_entry *e, uint64_t site)
 {
 	const unsigned max = sizeof(t->log_unanswered) / sizeof(t->log_unanswered[0]);
 
@@ -197,7 +197,7 @@ static void await_answer(struct thread *t, uint64_t seq, const struct log_entry 
 		memmove(t->log_unanswered, t->log_unanswered + 1, (max - 1) * sizeof(t->log_unanswered[0]));
 		t->nlog_unanswered--;
 	}
-	t->log_unanswered[t->nlog_unanswered++] = (struct log_unanswered){ seq, stats.entries, *e };
+	t->log_unanswered[t->nlog_unanswered++] = (struct log_unanswered){ seq, stats.entries, site, *e };
 }
 
 /* The results that came since for entries taken without them. */
@@ -215,6 +215,7 @@ static void answer_late(struct thread *t, const struct region_log *log)
 			u->entry.ret = r->ret;
 			u->entry.flags |= LOG_HAS_RET;
 			rewrite(u->number, &u->entry);
+			count_result(t->img, site_table_find(&t->img->sites, u->site), u->entry.syscall, r->ret);
 			continue;
 		}
 		t->log_unanswered[kept++] = *u;
@@ -247,12 +248,15 @@ void syscall_log_drain(struct thread *t)
 			continue; /* reserved, and given up when a signal came (gate_code.S) */
 		s = as_site_of_counter(as, (int)((r->counter - offsetof(struct region_slot, site_calls)) / 8));
 		fill(&e, t, syscall_index(ABI_X86_64, r->nr), s);
-		count_inprocess(t->img, s, 1, e.syscall); /* the stubs do not count under --log */
+		/* the stubs do not count under --log: the entries are the counts */
+		count_inprocess(t->img, s, 1, e.syscall);
+		if (r->has_ret)
+			count_result(t->img, s ? site_table_find(&t->img->sites, s->addr) : NULL, e.syscall, r->ret);
 		e.flags |= LOG_INPROCESS | (r->has_ret ? LOG_HAS_RET : 0);
 		e.ret = r->has_ret ? r->ret : 0;
 		e.t_ns = tsc_clock_ns(r->tsc);
 		if (!r->has_ret)
-			await_answer(t, seq, &e);
+			await_answer(t, seq, &e, s ? s->addr : 0);
 		put(&e);
 		stats.inprocess_entries++;
 	}

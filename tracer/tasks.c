@@ -116,8 +116,6 @@ static void image_write(struct image *img)
 	perf_counters_close(&img->perf);
 	as_put(img->as);
 	site_table_free(&img->sites);
-	free(img->rec.results_seen);
-	free(img->rec.errors);
 	free((char *)img->rec.exe);
 	free(img);
 }

@@ -69,6 +69,17 @@ struct thread {
 	bool restart_is_reissue;       /* the pending entry is patching.c's (not the kernel's) */
 	uint64_t restart_site;
 	long restart_nr;
+	/* A ptraced call whose result is still to come, for its error (results.h) */
+	enum result_wait {
+		RESULT_NONE,
+		RESULT_EXPECTED,   /* counted at this stop; how to learn it not chosen yet */
+		RESULT_AT_PAD,     /* sent back through the gate's return pad */
+		RESULT_AT_EXIT,    /* resumed to its exit stop */
+		RESULT_BY_EVENT,   /* a clone-family call: failed unless its event comes */
+	} result_wait;
+	int result_index;
+	uint64_t result_site;
+	uint64_t moved_to;             /* where write_protocol.c moved it at this stop; 0 */
 	/* placement.c: on the tracer's CPU or not, and how it has been stopping */
 	bool pinned, own_affinity;
 	unsigned quick_stops;
@@ -82,8 +93,8 @@ struct thread {
 	struct log_entry log_waiting;
 	bool log_is_waiting;
 	/* in-process entries taken from its buffer before their result came (a handler's
-	 * call emptied it meanwhile): the entry's number in the file, by seq */
-	struct log_unanswered { uint64_t seq, number; struct log_entry entry; } log_unanswered[4];
+	 * call emptied it meanwhile): the entry's number in the file, by seq, and its site */
+	struct log_unanswered { uint64_t seq, number, site; struct log_entry entry; } log_unanswered[4];
 	unsigned nlog_unanswered;
 	struct thread *hash_next;
 };

@@ -1,6 +1,8 @@
 #include "tracee_wait.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 
 bool tracee_wait(pid_t tid, int *status)
@@ -10,4 +12,12 @@ bool tracee_wait(pid_t tid, int *status)
 	while ((got = waitpid(tid, status, __WALL)) < 0 && errno == EINTR)
 		;
 	return got == tid;
+}
+
+bool tracee_event_message(pid_t tid, int event, unsigned long *msg)
+{
+	siginfo_t si;
+
+	return ptrace(PTRACE_GETEVENTMSG, tid, 0, msg) == 0 && ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0
+	       && si.si_code >> 8 == event;
 }

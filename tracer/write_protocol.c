@@ -71,6 +71,7 @@
 #include "grow_array.h"
 #include "held_statuses.h"
 #include "procfs.h"
+#include "results.h"
 
 /* How long a thread asked to stop may take before the patch waits for another trap. */
 #define STOP_TIMEOUT_NS (100 * 1000 * 1000)
@@ -111,9 +112,12 @@ static void free_sharers(struct sharers *sh)
 }
 
 /* Whether a thread that does not stop (blocked where only a fatal signal wakes it: a
- * vfork parent) is in the kernel, not running, with its user rip outside [lo, hi). */
-static bool blocked_outside(pid_t tid, uint64_t lo, uint64_t hi)
+ * vfork parent) is in the kernel, not running, with its user rip outside [lo, hi)
+ * (for a call in the return pad, the address it returns to: results.h). */
+static bool blocked_outside(const struct thread *u, uint64_t lo, uint64_t hi)
 {
+	pid_t tid = u->tid;
+	const uint64_t *back;
 	char path[64], text[256];
 	unsigned long long pc = 0;
 	const char *last;
@@ -129,6 +133,8 @@ static bool blocked_outside(pid_t tid, uint64_t lo, uint64_t hi)
 	if (!read || strncmp(text, "running", 7) == 0 || !(last = strrchr(text, ' '))
 	    || sscanf(last, " 0x%llx", &pc) != 1)
 		return false;
+	if ((back = results_pad_return(u, pc)))
+		pc = *back;
 	return pc <= lo || pc >= hi;
 }
 
@@ -172,7 +178,7 @@ static bool stop_sharers(struct sharers *sh, uint64_t lo, uint64_t hi)
 				 * interrupt does not wake it (a vfork parent). It cannot run
 				 * user code before the interrupt stops it; accepted if it will
 				 * come back outside the bytes. */
-				if (blocked_outside(u->tid, lo, hi)) {
+				if (blocked_outside(u, lo, hi)) {
 					sh->list[i] = NULL;
 					waiting--;
 				} else if (late) {
@@ -196,42 +202,52 @@ enum move {
 };
 
 /* Step 3: where a stopped thread must go so as not to run the bytes being patched
- * (*to, for MOVE_TO). A thread about to enter this site's syscall again (a restart,
- * or the call put back after an mmap for stub room), standing on the syscall that
- * becomes the jump, enters it through the stub's own traced syscall: it was counted
- * once already. */
+ * (*to, for MOVE_TO; *back: the return pad's word it goes through, when its rip is
+ * there, which is then what moves: results.h). A thread about to enter this site's
+ * syscall again (a restart, or the call put back after an mmap for stub room),
+ * standing on the syscall that becomes the jump, enters it through the stub's own
+ * traced syscall: it was counted once already. */
 static enum move destination(const struct thread *u, const struct patch *p, struct user_regs_struct *regs,
-			     uint64_t *to)
+			     uint64_t *to, uint64_t **back)
 {
+	uint64_t rip;
+
 	if (ptrace(PTRACE_GETREGS, u->tid, 0, regs) < 0)
 		return MOVE_GONE;
-	if (p->plan.shape == PATCH_AFTER && regs->rip == p->plan.start && u->restart == RESTART_NEXT
+	*back = results_pad_return(u, regs->rip);
+	rip = *back ? **back : regs->rip;
+	if (p->plan.shape == PATCH_AFTER && rip == p->plan.start && u->restart == RESTART_NEXT
 	    && u->restart_site == p->plan.site)
 		*to = p->stub.slow;
 	else
-		*to = stub_translate(&p->plan, &p->stub, regs->rip);
+		*to = stub_translate(&p->plan, &p->stub, rip);
 	if (!*to)
 		return MOVE_IMPOSSIBLE;
-	return *to == regs->rip ? MOVE_STAY : MOVE_TO;
+	return *to == rip ? MOVE_STAY : MOVE_TO;
 }
 
 static bool can_move(const struct thread *u, const struct patch *p)
 {
 	struct user_regs_struct regs;
-	uint64_t to;
+	uint64_t to, *back;
 
-	return destination(u, p, &regs, &to) != MOVE_IMPOSSIBLE;
+	return destination(u, p, &regs, &to, &back) != MOVE_IMPOSSIBLE;
 }
 
-static void move_out(const struct thread *u, const struct patch *p)
+static void move_out(struct thread *u, const struct patch *p)
 {
 	struct user_regs_struct regs;
-	uint64_t to;
+	uint64_t to, *back;
 
-	if (destination(u, p, &regs, &to) == MOVE_TO) {
-		regs.rip = to;
-		ptrace(PTRACE_SETREGS, u->tid, 0, &regs);
+	if (destination(u, p, &regs, &to, &back) != MOVE_TO)
+		return;
+	if (back) {
+		*back = to;
+		return;
 	}
+	regs.rip = to;
+	if (ptrace(PTRACE_SETREGS, u->tid, 0, &regs) == 0)
+		u->moved_to = to; /* for the return pad, if u is sent there next */
 }
 
 bool patch_write(struct thread *t, struct addr_space *as, const struct patch *p, const uint8_t *stub, size_t len,
@@ -265,6 +281,7 @@ void patches_withdraw(struct thread *t, struct addr_space *as)
 {
 	struct sharers sh;
 
+	as->given_up = true;
 	collect_sharers(&sh, t, as);
 	/* threads inside a stub finish it (stubs stay); none can be inside a jump */
 	stop_sharers(&sh, 0, 0);

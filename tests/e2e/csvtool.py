@@ -13,6 +13,10 @@ Usable as a module (sys.path.insert(0, E2E_DIR); import csvtool) and as a comman
       N may be negative; name=? leaves that name out of the comparison (for calls a
       signal restarts, which strace -c counts once per entry: the test checks those
       by construction instead).
+  csvtool.py compare-errors DIR STRACE_FILE [ABI] [name=? ...]
+      checks that DIR's errors per syscall name (syscalls.csv) equal exactly those of
+      `strace -f -c -U name,calls,errors` (STRACE_FILE) for ABI; name=? leaves out a
+      name whose errors depend on timing.
   csvtool.py rowcounts DIR NAME [ABI]
       the calls of NAME in each image (pid, image) that made any, sorted, on one line.
   csvtool.py site DIR SYMBOL[@SYSCALL] EXPECT
@@ -84,7 +88,7 @@ SUMMED_COLUMNS = {
     "ptrace_stops_late": "stops_late",
     "syscalls_restarted": "restarted", "patches_written": "patches_written",
     "patches_known": "patches_known", "patch_ns": "patch_ns",
-    "known_unused": "known_unused", "known_missed": "known_missed",
+    "known_unused": "known_unused", "known_missed": "known_missed", "errors": "errors",
 }
 # the parts of processes.csv's ptrace_stops, which they add up to in every row
 STOP_SPLIT = ["stops_lifecycle", "stops_early", "stops_late"]
@@ -224,6 +228,61 @@ def strace_tables(path):
     if not tables:
         raise CheckError(f"{path}: no strace -c table found")
     return tables
+
+
+def strace_errors(path):
+    """Parses `strace -c -U name,calls,errors` output into {abi: Counter(name ->
+    errors)} (strace leaves the errors blank when there are none)."""
+    tables = {}
+    abi = "x86_64"
+    columns = None
+    if not os.path.exists(path):
+        raise CheckError(f"{path}: missing (strace did not run?)")
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            m = STRACE_MODE.match(line)
+            if m:
+                abi = {"32 bit": "i386", "x32": "x32", "64 bit": "x86_64"}.get(m.group(1), m.group(1))
+                columns = None
+                continue
+            fields = line.split()
+            if fields == ["syscall", "calls", "errors"]:
+                columns = fields
+                tables.setdefault(abi, collections.Counter())
+                continue
+            if columns is None or not fields or set(line.strip()) <= set("- "):
+                continue
+            if fields[0] == "total":
+                columns = None
+                continue
+            tables[abi][fields[0]] += int(fields[2]) if len(fields) > 2 else 0
+    if not tables:
+        raise CheckError(f"{path}: no strace -c -U name,calls,errors table found")
+    return tables
+
+
+def compare_errors(d, strace_file, abi="x86_64", out=sys.stdout, skip=()):
+    """DIR's errors per syscall name (syscalls.csv, every row of abi) == strace's,
+    but for the names in skip (errors that depend on timing)."""
+    got = collections.Counter()
+    for r in load_syscalls(d):
+        if row_abi(r) == abi:
+            if r["errors"] == "":
+                raise CheckError(f"syscalls.csv: {r['syscall']} of pid {r['pid']} has no errors field")
+            got[r["syscall"]] += to_int(r["errors"], f"syscalls.csv {r}")
+    expected = strace_errors(strace_file).get(abi, collections.Counter())
+    problems = []
+    print(f"{'syscall':<20} {'errors':>9} {'strace':>9}   ({abi})", file=out)
+    for name in sorted(set(got) | set(expected)):
+        g, e = got.get(name, 0), expected.get(name, 0)
+        if name in skip:
+            print(f"{name:<20} {g:>9} {e:>9}   (not compared: timing)", file=out)
+            continue
+        print(f"{name:<20} {g:>9} {e:>9}{'' if g == e else '   <-- MISMATCH'}", file=out)
+        if g != e:
+            problems.append(f"{abi} {name}: systrace counted {g} errors, strace -c {e}")
+    return problems
 
 
 def compare(d, strace_file, abi="x86_64", extra=None, out=sys.stdout, skip=()):
@@ -741,6 +800,7 @@ def check_consistency(d, patch_off=True):
     sc_pt = collections.Counter()
     sc_ip = collections.Counter()
     sc_pt_by_name = collections.Counter()  # (pid, image, name) -> ptraced, ABIs together
+    sc_errors = collections.Counter()
     paths = bool(syscalls) and "ptraced" in syscalls[0]
     for r in syscalls:
         where = f"syscalls.csv pid {r['pid']} image {r['image']} {r['syscall']}"
@@ -750,6 +810,8 @@ def check_consistency(d, patch_off=True):
         if r["errors"] != "" and not (0 <= to_int(r["errors"], where) <= n):
             problems.append(f"{where}: errors {r['errors']} not within 0..calls {n}")
         sc_sum[(r["pid"], r["image"])] += n
+        if r["errors"] != "":
+            sc_errors[(r["pid"], r["image"])] += to_int(r["errors"], where)
         if paths:
             pt, ip = to_int(r["ptraced"], where), to_int(r["inprocess"], where)
             if pt + ip != n or pt < 0 or ip < 0:
@@ -772,10 +834,17 @@ def check_consistency(d, patch_off=True):
     site_unpatchable = collections.Counter()
     site_pt_by_name = collections.Counter()  # (pid, image, name) -> ptraced at its sites
     site_varies = set()  # (pid, image) with a site of several numbers (`?`)
+    site_errors = collections.Counter()
+    has_site_errors = bool(sites) and "errors" in sites[0]
     for r in sites:
         where = f"sites.csv pid {r['pid']} image {r['image']} offset {r['offset']}"
         k = (r["pid"], r["image"])
         site_pt[k] += to_int(r["ptraced"], where)
+        if has_site_errors:
+            e = to_int(r["errors"], where)
+            site_errors[k] += e
+            if e > to_int(r["ptraced"], where) + to_int(r["inprocess"], where):
+                problems.append(f"{where}: errors {e} more than its calls")
         if r["syscall"] == "?":
             site_varies.add(k)
         else:
@@ -804,6 +873,10 @@ def check_consistency(d, patch_off=True):
             problems.append(f"{where}: syscalls {sc} but its sites.csv ptraced+inprocess sum to {site_pt[k] + site_ip[k]}")
         if site_pt[k] != pt or site_ip[k] != ip:
             problems.append(f"{where}: ptraced/inprocess {pt}/{ip} but sites.csv says {site_pt[k]}/{site_ip[k]}")
+        if "errors" in rows[0] and sum(int(r["errors"]) for r in rows) != sc_errors[k]:
+            problems.append(f"{where}: errors {rows[0]['errors']} but its syscalls.csv rows sum to {sc_errors[k]}")
+        if has_site_errors and site_errors[k] != sc_errors[k]:
+            problems.append(f"{where}: its syscalls.csv errors sum to {sc_errors[k]}, its sites.csv errors to {site_errors[k]}")
         if "sites" in rows[0] and sum(int(r["sites"]) for r in rows) != site_rows[k]:
             problems.append(f"{where}: sites {rows[0]['sites']} but sites.csv has {site_rows[k]} rows for it")
         if sum(int(r["sites_patched"]) for r in rows) != site_patched[k]:
@@ -1054,6 +1127,10 @@ def main(argv):
                 else:
                     abi = a
             return report(compare(d, strace_file, abi, extra, skip=skip))
+        if cmd == "compare-errors":
+            skip = {a[:-2] for a in args[2:] if a.endswith("=?")}
+            abis = [a for a in args[2:] if not a.endswith("=?")]
+            return report(compare_errors(args[0], args[1], abis[0] if abis else "x86_64", skip=skip))
         if cmd == "rowcounts":
             print(" ".join(str(n) for n in row_counts(args[0], args[1], args[2] if len(args) > 2 else "x86_64")))
             return 0

@@ -310,3 +310,27 @@ expect_count() {
 	fi
 	return 0
 }
+
+# chromium_page dump|shot PAGE [PNG [WIDTH,HEIGHT]]: loads PAGE in headless Chromium
+# (CHROMIUM, found by need_chromium) with no network (a proxy that does not exist):
+# dump prints the DOM after the page's scripts ran, shot writes the window (default
+# 1200,900) to PNG. Chromium's messages go to $TMPDIR/chromium.err.
+chromium_page() {
+	_how=--dump-dom
+	[ "$1" = shot ] && _how=--screenshot="$3"
+	timeout -k 10 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions \
+		--proxy-server=127.0.0.1:9 --user-data-dir="$TMPDIR/chromium-profile" --window-size="${4:-1200,900}" \
+		--virtual-time-budget=5000 "$_how" "file://$2" 2>"$TMPDIR/chromium.err"
+}
+
+# need_chromium: sets CHROMIUM, or fails the test: Chromium is a test dependency
+# (scripts/install-deps.sh), and without it the HTML report is not checked.
+need_chromium() {
+	CHROMIUM=$(command -v chromium || command -v chromium-browser) ||
+		fail "chromium is not installed (scripts/install-deps.sh installs it): the HTML report cannot be checked"
+}
+
+# htmltool ARGS...: tests/e2e/htmltool.py (the HTML page's checks against the files).
+htmltool() {
+	python3 "$E2E_DIR/htmltool.py" "$@"
+}

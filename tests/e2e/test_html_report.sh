@@ -1,16 +1,19 @@
 #!/bin/sh
 # systrace-stats html on a known run (fork_tree: 15 processes, and vfork_exec under a
 # shell), loaded in headless Chromium: the page draws, by its own script, a timeline
-# bar per row of processes.csv, the summary figures, a syscall row per process (the
-# 40 busiest, then one for the rest) and the functions to hook as `report --table
-# libc` ranks them; the screenshot is a real picture. The page
-# must need no network: it is loaded from a file with every request outside it
-# refused. Chromium is a test dependency (scripts/install-deps.sh): its absence fails.
+# bar per row of processes.csv, the summary figures, the table of syscalls (a row per
+# name and ABI with syscalls.csv's sums, a total row equal to summary.csv's, first
+# sorted by calls; by time on a copy of the run with times, whose errors are known
+# for all, some or none of a syscall's calls), a syscall row per process (the 40
+# busiest, then one for the rest) and the functions to hook as `report --table libc`
+# ranks them; the screenshot is a real picture. The page must need no network: it is
+# loaded from a file with every request outside it refused. Chromium is a test
+# dependency (scripts/install-deps.sh): its absence fails. (Zooming and sorting:
+# test_html_interaction.)
 . "$(dirname "$0")/lib.sh"
 : "${SYSTRACE_STATS:?SYSTRACE_STATS is not set (run tests through tests/e2e/run-all.sh BUILD)}"
 [ -x "$SYSTRACE_STATS" ] || fail "$SYSTRACE_STATS is missing (make build/asan/systrace-stats)"
-CHROMIUM=$(command -v chromium || command -v chromium-browser) ||
-	fail "chromium is not installed (scripts/install-deps.sh installs it): the HTML report cannot be checked"
+need_chromium
 P=$PROGRAMS
 D=$TMPDIR/run
 
@@ -27,15 +30,11 @@ no_sanitizer_report "$TMPDIR/html.err" "systrace-stats html"
 grep -Eiq '(src|href)="(https?:)?//' "$TMPDIR/report.html" && check_problem "the page refers to something on the network"
 "$SYSTRACE_STATS" html "$TMPDIR/no-such-dir" >/dev/null 2>"$TMPDIR/missing.err"
 [ $? -eq 1 ] && grep -q no-such-dir "$TMPDIR/missing.err" || check_problem "html of a missing folder: '$(cat "$TMPDIR/missing.err")'"
-
-# chromium DUMP|SHOT OUTPUT: loads the page headless; no network (a proxy that does not exist)
-chromium_run() {
-	_how=--dump-dom
-	[ "$1" = shot ] && _how=--screenshot="$2"
-	timeout -k 10 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions \
-		--proxy-server=127.0.0.1:9 --user-data-dir="$TMPDIR/chromium-profile" --window-size=1200,900 \
-		--virtual-time-budget=5000 "$_how" "file://$TMPDIR/report.html" 2>"$TMPDIR/chromium.err"
-}
+# the table needs syscalls.csv: a folder without it is refused, naming it
+mkdir "$TMPDIR/no-syscalls" && cp "$D/processes.csv" "$D/summary.csv" "$D/sites.csv" "$TMPDIR/no-syscalls/"
+"$SYSTRACE_STATS" html "$TMPDIR/no-syscalls" >/dev/null 2>"$TMPDIR/missing.err"
+[ $? -eq 1 ] && grep -q 'syscalls.csv' "$TMPDIR/missing.err" ||
+	check_problem "html of a folder without syscalls.csv: '$(cat "$TMPDIR/missing.err")'"
 
 # the functions to hook, as the report ranks them (its defaults: under 100 ms, top 10)
 "$SYSTRACE_STATS" report --csv --table libc "$D" >"$TMPDIR/libc.csv" 2>>"$TMPDIR/html.err" ||
@@ -43,7 +42,7 @@ chromium_run() {
 hooks=$(($(wc -l <"$TMPDIR/libc.csv") - 1))
 
 echo "== the DOM after the page's script ran"
-chromium_run dump >"$TMPDIR/dom.html" || check_problem "chromium --dump-dom failed: $(tail -5 "$TMPDIR/chromium.err")"
+chromium_page dump "$TMPDIR/report.html" >"$TMPDIR/dom.html" || check_problem "chromium --dump-dom failed: $(tail -5 "$TMPDIR/chromium.err")"
 python3 - "$TMPDIR/dom.html" "$rows" "$TMPDIR/libc.csv" <<'PY' || check_problem "the rendered page (above)"
 import csv, html, html.parser, sys
 dom, rows = open(sys.argv[1]).read(), int(sys.argv[2])
@@ -80,45 +79,19 @@ if "processes (images)" not in dom or f">{rows}<" not in dom:
 sys.exit(bad)
 PY
 
+echo "== the table of syscalls"
+htmltool syscalls "$TMPDIR/dom.html" "$D" --first-order || check_problem "the table of syscalls (above)"
+htmltool timed-copy "$D" "$TMPDIR/timed" || fail "cannot make the copy of the run with times"
+"$SYSTRACE_STATS" html -o "$TMPDIR/timed.html" "$TMPDIR/timed" 2>"$TMPDIR/timed.err" ||
+	check_problem "html of the run with times exited $?: $(cat "$TMPDIR/timed.err")"
+no_sanitizer_report "$TMPDIR/timed.err" "systrace-stats html (times)"
+chromium_page dump "$TMPDIR/timed.html" >"$TMPDIR/timed-dom.html" ||
+	check_problem "chromium --dump-dom failed: $(tail -5 "$TMPDIR/chromium.err")"
+htmltool syscalls "$TMPDIR/timed-dom.html" "$TMPDIR/timed" --first-order ||
+	check_problem "the table of syscalls of the run with times (above)"
+
 echo "== the screenshot"
-chromium_run shot "$TMPDIR/report.png" >/dev/null || check_problem "chromium --screenshot failed: $(tail -5 "$TMPDIR/chromium.err")"
-python3 - "$TMPDIR/report.png" <<'PY' || check_problem "the screenshot (above)"
-import struct, sys, zlib
-data = open(sys.argv[1], "rb").read()
-if data[:8] != b"\x89PNG\r\n\x1a\n":
-    print("FAIL: not a PNG")
-    sys.exit(1)
-# decode the PNG (8-bit RGB or RGBA, no interlace: what Chromium writes) and count colours
-pos, idat, width = 8, b"", 0
-while pos < len(data):
-    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-    body = data[pos + 8:pos + 8 + n]
-    if kind == b"IHDR":
-        width, height, depth, ctype = struct.unpack(">IIBB", body[:10])
-    elif kind == b"IDAT":
-        idat += body
-    pos += 12 + n
-bpp = {2: 3, 6: 4}[ctype]
-raw, stride = zlib.decompress(idat), width * bpp
-prev, colours = bytearray(stride), set()
-for y in range(height):
-    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-    for i in range(stride):
-        a = line[i - bpp] if i >= bpp else 0
-        b, c = prev[i], prev[i - bpp] if i >= bpp else 0
-        if f == 1: line[i] = (line[i] + a) & 255
-        elif f == 2: line[i] = (line[i] + b) & 255
-        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c
-            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    if y % 4 == 0:
-        colours.update(bytes(line[x:x + 3]) for x in range(0, stride, bpp * 2))
-    prev = line
-print(f"   {width}x{height}, {len(colours)} distinct colours (sampled)")
-if (width, height) != (1200, 900) or len(colours) < 8:
-    print("FAIL: not the 1200x900 picture of a drawn page")
-    sys.exit(1)
-PY
+chromium_page shot "$TMPDIR/report.html" "$TMPDIR/report.png" >/dev/null ||
+	check_problem "chromium --screenshot failed: $(tail -5 "$TMPDIR/chromium.err")"
+htmltool png "$TMPDIR/report.png" 1200 900 || check_problem "the screenshot (above)"
 finish

@@ -1,10 +1,11 @@
 #!/bin/sh
 # An image whose library cannot come up stays on the slow path, exactly counted, and
 # says why (processes.csv `library`, sites.csv `unpatchable:library-<why>`):
-#  - gate-address-taken: a preloaded library maps a page at the gate address before
-#    ours runs (gate_squatter_preload.so); getppid_loop 1000, as the run's first
-#    image (later images have the gate from their first instruction, tracer/early.c:
-#    there the squatter finds the address taken and the program counts in-process);
+#  - gate-address-taken: gate_taken 1000 (getppid_loop with a page of its own at the
+#    gate address, which the kernel maps at exec, before systrace can); a preloaded
+#    library that maps a page there when it starts (gate_squatter_preload.so) comes
+#    too late: every image has the gate from its first instruction (tracer/early.c),
+#    the squatter finds the address taken and the program counts in-process;
 #  - region-unreachable: a program that drops from root to nobody execs
 #    getppid_loop 1000, whose library cannot open the root tracer's region.
 # Each: exit 0, getppid exactly 1000 in the image, nothing in-process, the library
@@ -39,22 +40,26 @@ sys.exit(1 if bad else 0)
 PY
 }
 
+st_run_mode default "$T/gate" "$PROGRAMS/gate_taken" 1000
+[ "$ST_STATUS" -eq 0 ] || check_problem "gate_taken: systrace exited $ST_STATUS"
+require_file "$T/gate/processes.csv" "gate_taken" && check_image "$T/gate" 1 gate-address-taken
 # (systrace puts its own library first in the LD_PRELOAD it is given; the plain
 # build: ASan must come first in its own process)
 LD_PRELOAD="$PROGRAMS/gate_squatter_preload.so"
 export LD_PRELOAD
-ST_BIN=$SYSTRACE_PLAIN st_run_mode default "$T/gate" "$PROGRAMS/getppid_loop" 1000
+ST_BIN=$SYSTRACE_PLAIN st_run_mode default "$T/squat" "$PROGRAMS/getppid_loop" 1000
 unset LD_PRELOAD
 [ "$ST_STATUS" -eq 0 ] || check_problem "gate squatter: systrace exited $ST_STATUS"
-require_file "$T/gate/processes.csv" "gate squatter" && check_image "$T/gate" 1 gate-address-taken
-# the same program after env, whose loader calls taught the tracer the loader's sites
-st_run_mode default "$T/gate2" env LD_PRELOAD="$PROGRAMS/gate_squatter_preload.so" "$PROGRAMS/getppid_loop" 1000
+# as the run's first image, and after env
+st_run_mode default "$T/squat2" env LD_PRELOAD="$PROGRAMS/gate_squatter_preload.so" "$PROGRAMS/getppid_loop" 1000
 [ "$ST_STATUS" -eq 0 ] || check_problem "gate squatter after env: systrace exited $ST_STATUS"
-if require_file "$T/gate2/processes.csv" "gate squatter after env"; then
-	csvtool library "$T/gate2" ready /getppid_loop >/dev/null ||
-		check_problem "gate squatter after env: the library of getppid_loop is not ready (its gate was mapped at exec)"
-	expect_count "$T/gate2" x86_64 getppid 1000 "gate squatter after env"
-fi
+for d in squat squat2; do
+	if require_file "$T/$d/processes.csv" "gate squatter ($d)"; then
+		csvtool library "$T/$d" ready /getppid_loop >/dev/null ||
+			check_problem "gate squatter ($d): the library of getppid_loop is not ready (its gate was mapped at exec)"
+		expect_count "$T/$d" x86_64 getppid 1000 "gate squatter ($d)"
+	fi
+done
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "    region-unreachable case not run: it needs root (to drop to nobody)"

@@ -17,10 +17,13 @@
 
 #define PAGE 4096
 /* byte offsets in a thread's counter block */
+#define ERRORS_SEEN 0
 #define SITE_COUNTER 8
 #define NR_COUNTERS 128
 #define NR_LIMIT 512
-#define BLOCK_WORDS (NR_COUNTERS / 8 + NR_LIMIT)
+#define NR_ERRORS (NR_COUNTERS + 8 * NR_LIMIT)
+#define SITE_ERRORS (NR_ERRORS + 8 * NR_LIMIT) /* a site's error counter: this past its calls' */
+#define BLOCK_WORDS ((SITE_ERRORS + NR_COUNTERS) / 8)
 
 /* A thread's counter block, as the tracer would set it up: the stubs find it at %gs. */
 struct block {
@@ -75,8 +78,9 @@ static fn3 rig_install_at(struct rig *r, const uint8_t *fn, size_t len, size_t s
 	ck_assert_ptr_null(patch_plan_make(&s, r->code, len, (uintptr_t)r->code, (uintptr_t)r->code + site_off, &r->plan));
 	code_scan_free(&s);
 	cfg = (struct stub_config){ .gate = (uintptr_t)r->gate, .site_counter = site_counter,
-				    .nr_counters = NR_COUNTERS, .nr_limit = NR_LIMIT, .slow_nrs = slow, .nslow = nslow,
-				    .guards = rig_guards, .nguards = rig_nguards };
+				    .nr_counters = NR_COUNTERS, .site_errors = site_counter + SITE_ERRORS,
+				    .nr_errors = NR_ERRORS, .errors_seen = ERRORS_SEEN, .nr_limit = NR_LIMIT,
+				    .slow_nrs = slow, .nslow = nslow, .guards = rig_guards, .nguards = rig_nguards };
 	ck_assert_uint_gt(stub_build(&r->plan, &cfg, (uintptr_t)r->stub, r->stub, STUB_MAX_LEN, &r->layout), 0);
 	ck_assert(patch_bytes(&r->plan, (uintptr_t)r->stub, r->code + (r->plan.start - (uintptr_t)r->code)));
 	return (fn3)(void *)r->code;
@@ -100,6 +104,16 @@ static uint64_t site_count(const struct block *b, const struct rig *r)
 static uint64_t nr_count(const struct block *b, long nr)
 {
 	return b->w[NR_COUNTERS / 8 + nr];
+}
+
+static uint64_t site_errors(const struct block *b, const struct rig *r)
+{
+	return b->w[(r->site_counter + SITE_ERRORS) / 8];
+}
+
+static uint64_t nr_errors(const struct block *b, long nr)
+{
+	return b->w[NR_ERRORS / 8 + nr];
 }
 
 static const uint8_t getppid_fn[] = { 0xb8, 0x6e, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xc3 };
@@ -165,19 +179,25 @@ START_TEST(run_time_number)
 	ck_assert_int_eq(fn(SYS_getppid, 0, 0), getppid());
 	ck_assert_uint_eq(site_count(&b, &r), 1);
 	ck_assert_uint_eq(nr_count(&b, SYS_getppid), 1);
+	ck_assert_uint_eq(site_errors(&b, &r), 0);
+	ck_assert_uint_eq(b.w[ERRORS_SEEN / 8], 0);
 	ck_assert_int_eq(fn(NR_LIMIT - 1, 0, 0), -ENOSYS);
 	ck_assert_uint_eq(site_count(&b, &r), 2);
 	ck_assert_uint_eq(nr_count(&b, NR_LIMIT - 1), 1);
+	ck_assert_uint_eq(site_errors(&b, &r), 1); /* an error, at the site and its number */
+	ck_assert_uint_eq(nr_errors(&b, NR_LIMIT - 1), 1);
+	ck_assert_uint_eq(nr_errors(&b, SYS_getppid), 0);
+	ck_assert_uint_ne(b.w[ERRORS_SEEN / 8], 0);
 	/* the slow path: the stub's own syscall, not counted here */
 	ck_assert_int_eq(fn(SYS_getpid, 0, 0), getpid());
 	ck_assert_int_eq(fn(NR_LIMIT, 0, 0), -ENOSYS);
 	ck_assert_int_eq(fn(-1, 0, 0), -ENOSYS);
 	ck_assert_uint_eq(site_count(&b, &r), 2);
 	ck_assert_uint_eq(nr_count(&b, SYS_getpid), 0);
-	/* nothing else in the block was written */
+	/* nothing else in the block was written: 4 calls, 2 errors and the mark */
 	for (size_t i = 0; i < BLOCK_WORDS; i++)
 		total += b.w[i];
-	ck_assert_uint_eq(total, 4);
+	ck_assert_uint_eq(total, 4 + 2 + 1);
 	gs_release();
 	rig_free(&r);
 }
@@ -198,6 +218,31 @@ static bool unmap_counted(fn3 fn, bool fixed, const struct block *b, const struc
 	return site_count(b, r) == before + 1;
 }
 
+/* Calls fn(a0, a1, a2) on a stack whose top is top: fn starts with rsp = top - 16. */
+long stub_test_call_on_stack(fn3 fn, long a0, long a1, long a2, uint64_t top);
+__asm__(".pushsection .text\n"
+	".globl stub_test_call_on_stack\n"
+	".type stub_test_call_on_stack, @function\n"
+	"stub_test_call_on_stack:\n"
+	"	mov %rsp,%rax; mov %r8,%rsp; push %rax\n"
+	"	mov %rdi,%rax; mov %rsi,%rdi; mov %rdx,%rsi; mov %rcx,%rdx\n"
+	"	call *%rax\n"
+	"	pop %rsp; ret\n"
+	".size stub_test_call_on_stack, .-stub_test_call_on_stack\n"
+	".popsection\n");
+
+/* unmap_counted with the program's stack pointer at top - 16. */
+static bool unmap_counted_on(fn3 fn, bool fixed, const struct block *b, const struct rig *r, uint64_t top,
+			     uint64_t at, long len)
+{
+	uint64_t before = site_count(b, r);
+	long ret = fixed ? stub_test_call_on_stack(fn, (long)at, len, 0, top)
+			 : stub_test_call_on_stack(fn, SYS_munmap, (long)at, len, top);
+
+	ck_assert_int_eq(ret, -EINVAL);
+	return site_count(b, r) == before + 1;
+}
+
 /* arch_prctl stops only to set %gs; munmap only over the stack, the stub or the gate. */
 START_TEST(guarded_numbers)
 {
@@ -206,6 +251,8 @@ START_TEST(guarded_numbers)
 	struct rig r, fixed;
 	fn3 fn, fixed_fn;
 	uint64_t gs = 0, here = (uintptr_t)&gs;
+	uint8_t *stack_area = mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t stack = (uintptr_t)stack_area;
 
 	rig_guards = guards;
 	rig_nguards = 2;
@@ -213,6 +260,7 @@ START_TEST(guarded_numbers)
 	fixed_fn = rig_install_at(&fixed, munmap_fn, sizeof(munmap_fn), 5, NULL, 0, 16);
 	rig_guards = NULL;
 	rig_nguards = 0;
+	ck_assert_ptr_ne(stack_area, MAP_FAILED);
 	ck_assert_int_eq(fixed.plan.nr, SYS_munmap);
 	gs_use(&b);
 	ck_assert_int_eq(fn(SYS_arch_prctl, ARCH_GET_GS, (long)&gs), 0);
@@ -221,6 +269,9 @@ START_TEST(guarded_numbers)
 	ck_assert_uint_eq(nr_count(&b, SYS_arch_prctl), 1);
 	ck_assert_int_eq(fn(SYS_arch_prctl, ARCH_SET_GS, (long)&b), 0); /* slow: not counted */
 	ck_assert_uint_eq(site_count(&b, &r), 1);
+	/* the kernel takes the code as an int: garbage above it still sets gs */
+	ck_assert_int_eq(fn(SYS_arch_prctl, (long)(0xdead000000000000ul | ARCH_SET_GS), (long)&b), 0);
+	ck_assert_uint_eq(site_count(&b, &r), 1);
 	for (int k = 0; k < 2; k++) {
 		fn3 f = k ? fixed_fn : fn;
 		const struct rig *g = k ? &fixed : &r;
@@ -228,6 +279,10 @@ START_TEST(guarded_numbers)
 		ck_assert(unmap_counted(f, k, &b, g, (uintptr_t)g->code + 3 * PAGE + 1, 16));
 		ck_assert(!unmap_counted(f, k, &b, g, here - 4097, 8192)); /* the stack pointer */
 		ck_assert(unmap_counted(f, k, &b, g, here + 4097, 8192));  /* above it */
+		/* below it, where the stub's return address and pushes go */
+		ck_assert(!unmap_counted_on(f, k, &b, g, stack + 2 * PAGE + 72, stack + PAGE + 1, PAGE - 1));
+		ck_assert(unmap_counted_on(f, k, &b, g, stack + 2 * PAGE + STUB_STACK_DEPTH + 72, stack + PAGE + 1,
+					   PAGE - 1));
 		ck_assert(!unmap_counted(f, k, &b, g, (uintptr_t)g->stub - 1, PAGE));
 		ck_assert(!unmap_counted(f, k, &b, g, (uintptr_t)g->gate - 1, 16));
 		/* a length the kernel rounds up to a page that holds the gate */
@@ -237,6 +292,7 @@ START_TEST(guarded_numbers)
 	gs_release();
 	rig_free(&r);
 	rig_free(&fixed);
+	munmap(stack_area, 3 * PAGE);
 }
 END_TEST
 
@@ -344,31 +400,48 @@ START_TEST(registers_flags_and_red_zone_are_kept)
 		0x0f, 0x1f, 0x44, 0x00, 0x00, /* nopl 0(%rax,%rax) */
 		0xc3,                         /* ret */
 	};
+	/* close(0x44444444), the rdi call_checking_regs gives: EBADF, an error */
+	static const uint8_t close_fn[] = { 0xb8, 0x03, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xc3 };
 	static const int slow[] = { SYS_getpid };
 	struct block b = { { 0 } };
-	struct rig fixed, before, after;
+	struct rig fixed, before, after, failing;
 	fn3 fixed_fn = rig_install_at(&fixed, getppid_fn, sizeof(getppid_fn), 5, slow, 1, 8);
 	fn3 before_fn3 = rig_install_at(&before, before_fn, sizeof(before_fn), 6, slow, 1, 16);
 	fn3 after_fn3 = rig_install_at(&after, after_fn, sizeof(after_fn), 2, slow, 1, 24);
+	fn3 close_fn3 = rig_install_at(&failing, close_fn, sizeof(close_fn), 5, slow, 1, 32);
 
 	gs_use(&b);
 	ck_assert_int_eq(after.plan.shape, PATCH_AFTER);
+	/* each path, with and without an error (whose count compares, then puts the
+	 * syscall's flags back) */
 	for (size_t i = 0; i < NFLAG_SETS; i++) {
 		ck_assert_int_eq(call_checking_regs(fixed_fn, 0, flag_sets[i]), getppid());
+		ck_assert_int_eq(call_checking_regs(close_fn3, 0, flag_sets[i]), -EBADF);
 		ck_assert_int_eq(call_checking_regs(before_fn3, SYS_getppid, flag_sets[i]), getppid());
+		ck_assert_int_eq(call_checking_regs(before_fn3, NR_LIMIT - 1, flag_sets[i]), -ENOSYS);
 		ck_assert_int_eq(call_checking_regs(before_fn3, SYS_getpid, flag_sets[i]), getpid());
 		ck_assert_int_eq(call_checking_regs(after_fn3, SYS_getppid, flag_sets[i]), getppid());
+		ck_assert_int_eq(call_checking_regs(after_fn3, NR_LIMIT - 1, flag_sets[i]), -ENOSYS);
 		ck_assert_int_eq(call_checking_regs(after_fn3, SYS_getpid, flag_sets[i]), getpid());
 	}
 	ck_assert_uint_eq(site_count(&b, &fixed), NFLAG_SETS);
-	ck_assert_uint_eq(site_count(&b, &before), NFLAG_SETS);
-	ck_assert_uint_eq(site_count(&b, &after), NFLAG_SETS);
+	ck_assert_uint_eq(site_count(&b, &failing), NFLAG_SETS);
+	ck_assert_uint_eq(site_count(&b, &before), 2 * NFLAG_SETS);
+	ck_assert_uint_eq(site_count(&b, &after), 2 * NFLAG_SETS);
 	ck_assert_uint_eq(nr_count(&b, SYS_getppid), 2 * NFLAG_SETS);
+	ck_assert_uint_eq(nr_count(&b, NR_LIMIT - 1), 2 * NFLAG_SETS);
 	ck_assert_uint_eq(nr_count(&b, SYS_getpid), 0);
+	ck_assert_uint_eq(site_errors(&b, &fixed), 0);
+	ck_assert_uint_eq(site_errors(&b, &failing), NFLAG_SETS);
+	ck_assert_uint_eq(site_errors(&b, &before), NFLAG_SETS);
+	ck_assert_uint_eq(site_errors(&b, &after), NFLAG_SETS);
+	ck_assert_uint_eq(nr_errors(&b, NR_LIMIT - 1), 2 * NFLAG_SETS);
+	ck_assert_uint_eq(nr_errors(&b, SYS_getppid), 0);
 	gs_release();
 	rig_free(&fixed);
 	rig_free(&before);
 	rig_free(&after);
+	rig_free(&failing);
 }
 END_TEST
 
@@ -389,7 +462,8 @@ static struct patch_plan after_plan(void)
 }
 
 static const struct stub_config some_config = { .gate = 0x7000, .site_counter = 8, .nr_counters = 128,
-						.nr_limit = 512 };
+						.site_errors = 8 + SITE_ERRORS, .nr_errors = NR_ERRORS,
+						.errors_seen = ERRORS_SEEN, .nr_limit = 512 };
 
 START_TEST(layout_and_translation)
 {
@@ -489,15 +563,14 @@ static uint64_t branch_target(const cs_insn *insn)
 	return (uint64_t)insn->detail->x86.operands[0].imm;
 }
 
-/* %gs:disp, or %gs:disp(,%rax,8) when indexed */
-static void assert_gs_operand(const cs_x86_op *op, int64_t disp, bool indexed)
+/* %gs:disp, or %gs:disp(,index,8) (X86_REG_INVALID: none) */
+static void assert_gs_operand(const cs_x86_op *op, int64_t disp, x86_reg index)
 {
 	ck_assert_int_eq(op->type, X86_OP_MEM);
-	ck_assert_int_eq(op->size, 8);
 	ck_assert_int_eq(op->mem.segment, X86_REG_GS);
 	ck_assert_int_eq(op->mem.base, X86_REG_INVALID);
-	ck_assert_int_eq(op->mem.index, indexed ? X86_REG_RAX : X86_REG_INVALID);
-	if (indexed)
+	ck_assert_int_eq(op->mem.index, index);
+	if (index != X86_REG_INVALID)
 		ck_assert_int_eq(op->mem.scale, 8);
 	ck_assert_int_eq(op->mem.disp, disp);
 }
@@ -508,8 +581,8 @@ static void assert_reg_operand(const cs_x86_op *op, x86_reg reg)
 	ck_assert_int_eq(op->reg, reg);
 }
 
-/* The count triple from..to: load, lea 1, store, on %gs:disp[(,%rax,8)] through r11. */
-static void assert_count_triple(const struct decoded *d, uint64_t from, uint64_t to, int64_t disp, bool indexed)
+/* The count triple from..to: load, lea 1, store, on %gs:disp[(,index,8)] through r11. */
+static void assert_count_triple(const struct decoded *d, uint64_t from, uint64_t to, int64_t disp, x86_reg index)
 {
 	size_t i = insn_at(d, from);
 	const cs_x86 *load = &d->insn[i].detail->x86, *add = &d->insn[i + 1].detail->x86,
@@ -517,7 +590,8 @@ static void assert_count_triple(const struct decoded *d, uint64_t from, uint64_t
 
 	ck_assert_int_eq(d->insn[i].id, X86_INS_MOV);
 	assert_reg_operand(&load->operands[0], X86_REG_R11);
-	assert_gs_operand(&load->operands[1], disp, indexed);
+	ck_assert_int_eq(load->operands[1].size, 8);
+	assert_gs_operand(&load->operands[1], disp, index);
 	ck_assert_int_eq(d->insn[i + 1].id, X86_INS_LEA);
 	assert_reg_operand(&add->operands[0], X86_REG_R11);
 	ck_assert_int_eq(add->operands[1].type, X86_OP_MEM);
@@ -525,9 +599,38 @@ static void assert_count_triple(const struct decoded *d, uint64_t from, uint64_t
 	ck_assert_int_eq(add->operands[1].mem.index, X86_REG_INVALID);
 	ck_assert_int_eq(add->operands[1].mem.disp, 1);
 	ck_assert_int_eq(d->insn[i + 2].id, X86_INS_MOV);
-	assert_gs_operand(&store->operands[0], disp, indexed);
+	assert_gs_operand(&store->operands[0], disp, index);
 	assert_reg_operand(&store->operands[1], X86_REG_R11);
 	ck_assert_uint_eq(d->insn[i + 2].address + d->insn[i + 2].size, to);
+}
+
+/* From insn i on, the part after the gate's return that counts an error: push r11,
+ * cmp $-4095, jb over the triples and the mark, popfq. */
+static size_t assert_error_count(const struct decoded *d, size_t i, const struct stub_layout *l, unsigned first,
+				 const struct stub_config *cfg)
+{
+	const cs_x86 *mark;
+	size_t popfq;
+
+	ck_assert_int_eq(d->insn[i].id, X86_INS_PUSH);
+	assert_reg_operand(&d->insn[i].detail->x86.operands[0], X86_REG_R11);
+	ck_assert_str_eq(d->insn[i + 1].op_str, "rax, -0xfff");
+	ck_assert_int_eq(d->insn[i + 2].id, X86_INS_JB);
+	ck_assert_uint_eq(l->count_from[first], d->insn[i + 3].address);
+	assert_count_triple(d, l->count_from[first], l->count_to[first], cfg->site_errors, X86_REG_INVALID);
+	if (first + 1 < l->ncounts)
+		assert_count_triple(d, l->count_from[first + 1], l->count_to[first + 1], cfg->nr_errors, X86_REG_RCX);
+	i = insn_at(d, l->count_to[l->ncounts - 1]);
+	mark = &d->insn[i].detail->x86;
+	ck_assert_int_eq(d->insn[i].id, X86_INS_MOV);
+	ck_assert_int_eq(mark->operands[0].size, 1);
+	assert_gs_operand(&mark->operands[0], cfg->errors_seen, X86_REG_INVALID);
+	ck_assert_int_eq(mark->operands[1].type, X86_OP_IMM);
+	ck_assert_int_eq(mark->operands[1].imm, 1);
+	popfq = i + 1;
+	ck_assert_int_eq(d->insn[popfq].id, X86_INS_POPFQ);
+	ck_assert_uint_eq(branch_target(&d->insn[insn_at(d, l->count_from[first]) - 1]), d->insn[popfq].address);
+	return popfq + 1;
 }
 
 static void assert_ids(const struct decoded *d, const unsigned *ids, size_t n)
@@ -543,15 +646,20 @@ START_TEST(stubs_decode_as_documented)
 	static const unsigned fixed_ids[] = {
 		X86_INS_MOV, X86_INS_MOV,                          /* the copies */
 		X86_INS_MOV, X86_INS_LEA, X86_INS_MOV,             /* count the site */
-		X86_INS_LEA, X86_INS_MOVABS, X86_INS_CALL, X86_INS_LEA, X86_INS_JMP,
-		X86_INS_SYSCALL, X86_INS_JMP,
+		X86_INS_LEA, X86_INS_MOVABS, X86_INS_CALL,
+		X86_INS_PUSH, X86_INS_CMP, X86_INS_JB,             /* its error */
+		X86_INS_MOV, X86_INS_LEA, X86_INS_MOV, X86_INS_MOV, X86_INS_POPFQ,
+		X86_INS_LEA, X86_INS_JMP, X86_INS_SYSCALL, X86_INS_JMP,
 	};
 	static const unsigned runtime_ids[] = {
 		X86_INS_LEA, X86_INS_PUSHFQ,
 		X86_INS_CMP, X86_INS_JAE, X86_INS_CMP, X86_INS_JE, X86_INS_CMP, X86_INS_JE,
 		X86_INS_MOV, X86_INS_LEA, X86_INS_MOV,             /* count the site */
 		X86_INS_MOV, X86_INS_LEA, X86_INS_MOV,             /* count the number */
-		X86_INS_POPFQ, X86_INS_MOVABS, X86_INS_CALL, X86_INS_LEA, X86_INS_JMP,
+		X86_INS_POPFQ, X86_INS_PUSH, X86_INS_MOVABS, X86_INS_CALL,
+		X86_INS_POP, X86_INS_PUSH, X86_INS_CMP, X86_INS_JB, /* its error */
+		X86_INS_MOV, X86_INS_LEA, X86_INS_MOV, X86_INS_MOV, X86_INS_LEA, X86_INS_MOV, X86_INS_MOV,
+		X86_INS_POPFQ, X86_INS_LEA, X86_INS_JMP,
 		X86_INS_POPFQ, X86_INS_LEA,                        /* slow_pop */
 		X86_INS_SYSCALL, X86_INS_MOV, X86_INS_MOV, X86_INS_JMP,
 	};
@@ -566,21 +674,23 @@ START_TEST(stubs_decode_as_documented)
 	cfg.slow_nrs = slow;
 	cfg.nslow = 2;
 	cfg.site_counter = 0x1238; /* a fixed number: slow_nrs do not matter */
+	cfg.site_errors = 0x3238;
 	len = stub_build(&b, &cfg, 0x40000, out, sizeof(out), &l);
 	ck_assert_uint_gt(len, 0);
 	decode(&d, out, len, l.addr);
 	assert_ids(&d, fixed_ids, sizeof(fixed_ids) / sizeof(fixed_ids[0]));
-	ck_assert_uint_eq(l.ncounts, 1);
+	ck_assert_uint_eq(l.ncounts, 2);
 	ck_assert_uint_eq(l.count_from[0], l.addr + 8);
-	assert_count_triple(&d, l.count_from[0], l.count_to[0], 0x1238, false);
-	i = insn_at(&d, l.count_to[0]); /* then the red zone, the gate, the way back */
+	assert_count_triple(&d, l.count_from[0], l.count_to[0], 0x1238, X86_REG_INVALID);
+	i = insn_at(&d, l.count_to[0]); /* then the red zone, the gate, the error, the way back */
 	ck_assert_str_eq(d.insn[i].op_str, "rsp, [rsp - 0x80]");
 	ck_assert_uint_eq((uint64_t)d.insn[i + 1].detail->x86.operands[1].imm, cfg.gate);
 	assert_reg_operand(&d.insn[i + 2].detail->x86.operands[0], X86_REG_R11);
-	ck_assert_str_eq(d.insn[i + 3].op_str, "rsp, [rsp + 0x80]");
-	ck_assert_uint_eq(branch_target(&d.insn[i + 4]), l.after);
-	ck_assert_uint_eq(d.insn[i + 5].address, l.slow);
-	ck_assert_uint_eq(branch_target(&d.insn[i + 6]), b.site + 2);
+	i = assert_error_count(&d, i + 3, &l, 1, &cfg);
+	ck_assert_str_eq(d.insn[i].op_str, "rsp, [rsp + 0x80]");
+	ck_assert_uint_eq(branch_target(&d.insn[i + 1]), l.after);
+	ck_assert_uint_eq(d.insn[i + 2].address, l.slow);
+	ck_assert_uint_eq(branch_target(&d.insn[i + 3]), b.site + 2);
 	decoded_free(&d);
 
 	cfg.site_counter = -0x10; /* a negative displacement stays one */
@@ -593,19 +703,22 @@ START_TEST(stubs_decode_as_documented)
 	ck_assert_str_eq(d.insn[4].op_str, "eax, 0x3a");
 	ck_assert_str_eq(d.insn[6].op_str, "eax, 0x27");
 	for (i = 3; i <= 7; i += 2) /* to slow_pop */
-		ck_assert_uint_eq(branch_target(&d.insn[i]), d.insn[19].address);
-	ck_assert_uint_eq(l.ncounts, 2);
+		ck_assert_uint_eq(branch_target(&d.insn[i]), d.insn[32].address);
+	ck_assert_uint_eq(l.ncounts, 4);
 	ck_assert_uint_eq(l.count_from[0], d.insn[8].address);
 	ck_assert_uint_eq(l.count_to[0], l.count_from[1]);
-	assert_count_triple(&d, l.count_from[0], l.count_to[0], -0x10, false);
-	assert_count_triple(&d, l.count_from[1], l.count_to[1], NR_COUNTERS, true);
+	assert_count_triple(&d, l.count_from[0], l.count_to[0], -0x10, X86_REG_INVALID);
+	assert_count_triple(&d, l.count_from[1], l.count_to[1], NR_COUNTERS, X86_REG_RAX);
 	ck_assert_uint_eq(insn_at(&d, l.count_to[1]), 14); /* popfq */
-	ck_assert_uint_eq((uint64_t)d.insn[15].detail->x86.operands[1].imm, cfg.gate);
-	ck_assert_uint_eq(branch_target(&d.insn[18]), l.after);
-	ck_assert_str_eq(d.insn[20].op_str, "rsp, [rsp + 0x80]");
-	ck_assert_uint_eq(d.insn[21].address, l.slow);
-	ck_assert_uint_eq(d.insn[22].address, l.after);
-	ck_assert_uint_eq(branch_target(&d.insn[24]), a.end);
+	assert_reg_operand(&d.insn[15].detail->x86.operands[0], X86_REG_RAX); /* the number, kept */
+	ck_assert_uint_eq((uint64_t)d.insn[16].detail->x86.operands[1].imm, cfg.gate);
+	assert_reg_operand(&d.insn[18].detail->x86.operands[0], X86_REG_RCX);  /* back, for its error */
+	ck_assert_uint_eq(assert_error_count(&d, 19, &l, 2, &cfg), 30);
+	ck_assert_uint_eq(branch_target(&d.insn[31]), l.after);
+	ck_assert_str_eq(d.insn[33].op_str, "rsp, [rsp + 0x80]");
+	ck_assert_uint_eq(d.insn[34].address, l.slow);
+	ck_assert_uint_eq(d.insn[35].address, l.after);
+	ck_assert_uint_eq(branch_target(&d.insn[37]), a.end);
 	decoded_free(&d);
 }
 END_TEST
@@ -620,7 +733,7 @@ START_TEST(rewind_to_an_interrupted_load)
 		size_t len = stub_build(&plans[p], &some_config, 0x40000, out, sizeof(out), &l);
 
 		ck_assert_uint_gt(len, 0);
-		ck_assert_uint_eq(l.ncounts, plans[p].nr >= 0 ? 1 : 2);
+		ck_assert_uint_eq(l.ncounts, plans[p].nr >= 0 ? 2 : 4); /* calls, then errors */
 		for (unsigned i = 0; i < l.ncounts; i++) {
 			uint64_t from = l.count_from[i], to = l.count_to[i];
 
@@ -699,9 +812,17 @@ static void on_step(int sig, siginfo_t *si, void *ctx)
 		*rip = (greg_t)stub_rewind(l, (uint64_t)*rip);
 }
 
-/* The site's and the number's counts after one call interrupted at every place in
- * its triples by a handler that makes the same call. */
-static void step_through(fn3 fn, const struct rig *r, long a0, bool rewind, uint64_t *site, uint64_t *nr)
+/* What one call interrupted at every place in its triples counted, with the
+ * handler's calls: the site's and the number's calls, and their errors. */
+struct step_counts {
+	uint64_t site, nr, site_errors, nr_errors;
+};
+
+/* A call (a0: its first argument) interrupted at every place in the triples it runs
+ * (triples: those of its calls, and of its errors if it fails) by a handler that
+ * makes the same call. */
+static void step_through(fn3 fn, const struct rig *r, long a0, bool rewind, unsigned triples,
+			 struct step_counts *c)
 {
 	struct block b = { { 0 } };
 	struct sigaction sa = { .sa_sigaction = on_step, .sa_flags = SA_SIGINFO }, old;
@@ -712,31 +833,48 @@ static void step_through(fn3 fn, const struct rig *r, long a0, bool rewind, uint
 	stub_test_call_stepping(fn, a0);
 	gs_release();
 	ck_assert_int_eq(sigaction(SIGTRAP, &old, NULL), 0);
-	ck_assert_uint_eq(stepping.calls, 2 * r->layout.ncounts);
-	*site = site_count(&b, r);
-	*nr = nr_count(&b, a0);
+	ck_assert_uint_eq(stepping.calls, 2 * triples);
+	*c = (struct step_counts){ site_count(&b, r), nr_count(&b, a0), site_errors(&b, r), nr_errors(&b, a0) };
 }
 
 START_TEST(a_rewound_triple_loses_no_count)
 {
-	struct rig fixed, runtime;
+	static const uint8_t close_fn[] = { 0xb8, 0x03, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xc3 };
+	struct rig fixed, runtime, failing;
 	fn3 fixed_fn = rig_install(&fixed, getppid_fn, sizeof(getppid_fn), 5, NULL, 0);
 	fn3 runtime_fn = rig_install(&runtime, syscall_fn, sizeof(syscall_fn), 9, NULL, 0);
-	uint64_t site, nr;
+	fn3 close_fn3 = rig_install(&failing, close_fn, sizeof(close_fn), 5, NULL, 0);
+	struct step_counts c;
 
-	step_through(fixed_fn, &fixed, 0, true, &site, &nr);
-	ck_assert_uint_eq(site, 1 + 2);
-	step_through(runtime_fn, &runtime, SYS_getppid, true, &site, &nr);
-	ck_assert_uint_eq(site, 1 + 4);
-	ck_assert_uint_eq(nr, 1 + 4);
+	/* 2 places in each triple, each interrupted once by a handler's call */
+	step_through(fixed_fn, &fixed, 0, true, 1, &c);
+	ck_assert_uint_eq(c.site, 1 + 2);
+	step_through(runtime_fn, &runtime, SYS_getppid, true, 2, &c);
+	ck_assert_uint_eq(c.site, 1 + 4);
+	ck_assert_uint_eq(c.nr, 1 + 4);
+	ck_assert_uint_eq(c.nr_errors, 0);
+	/* a failing call runs its error triples too: close(-1), syscall(NR_LIMIT - 1) */
+	step_through(close_fn3, &failing, -1, true, 2, &c);
+	ck_assert_uint_eq(c.site, 1 + 4);
+	ck_assert_uint_eq(c.site_errors, 1 + 4);
+	step_through(runtime_fn, &runtime, NR_LIMIT - 1, true, 4, &c);
+	ck_assert_uint_eq(c.site, 1 + 8);
+	ck_assert_uint_eq(c.nr, 1 + 8);
+	ck_assert_uint_eq(c.site_errors, 1 + 8);
+	ck_assert_uint_eq(c.nr_errors, 1 + 8);
 	/* the control: without the rewind the interrupted stores overwrite the handler's */
-	step_through(fixed_fn, &fixed, 0, false, &site, &nr);
-	ck_assert_uint_lt(site, 1 + 2);
-	step_through(runtime_fn, &runtime, SYS_getppid, false, &site, &nr);
-	ck_assert_uint_lt(site, 1 + 4);
-	ck_assert_uint_lt(nr, 1 + 4);
+	step_through(fixed_fn, &fixed, 0, false, 1, &c);
+	ck_assert_uint_lt(c.site, 1 + 2);
+	step_through(runtime_fn, &runtime, SYS_getppid, false, 2, &c);
+	ck_assert_uint_lt(c.site, 1 + 4);
+	ck_assert_uint_lt(c.nr, 1 + 4);
+	step_through(close_fn3, &failing, -1, false, 2, &c);
+	ck_assert_uint_lt(c.site_errors, 1 + 4);
+	step_through(runtime_fn, &runtime, NR_LIMIT - 1, false, 4, &c);
+	ck_assert_uint_lt(c.nr_errors, 1 + 8);
 	rig_free(&fixed);
 	rig_free(&runtime);
+	rig_free(&failing);
 }
 END_TEST
 

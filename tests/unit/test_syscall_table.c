@@ -311,6 +311,36 @@ START_TEST(report_refuses_bad_rows)
 }
 END_TEST
 
+/* The sums the HTML page shows: the run's, per counter index, as the table's. */
+START_TEST(totals_sum_the_rows_per_syscall)
+{
+	struct syscall_totals t;
+	char *dir = run_dir_new(), err[512];
+	const struct syscall_count *read_, *execve;
+
+	run_dir_write(dir, "syscalls.csv", FIXTURE_SYSCALLS);
+	ck_assert_msg(syscall_totals_load(&t, dir, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(t.present.paths && !t.present.time);
+	read_ = &t.all[X86(0)];
+	execve = &t.all[X86(59)];
+	ck_assert_uint_eq(read_->calls, 55);
+	ck_assert_uint_eq(read_->ptraced, 15);
+	ck_assert_uint_eq(read_->errors_known, 0);
+	ck_assert_uint_eq(execve->calls, 2);
+	ck_assert_uint_eq(execve->errors, 1);
+	ck_assert_uint_eq(execve->errors_known, 2);
+	/* i386's getpid (20) is its own entry, not x86_64's (39) */
+	ck_assert_uint_eq(t.all[syscall_index(ABI_I386, 20)].calls, 19);
+	ck_assert_uint_eq(t.all[X86(39)].calls, 0);
+	syscall_totals_free(&t);
+	run_dir_write(dir, "syscalls.csv", "pid,image,syscall,errors\n");
+	ck_assert_int_eq(syscall_totals_load(&t, dir, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "no column 'calls'"));
+	syscall_totals_free(&t);
+	run_dir_remove(dir);
+}
+END_TEST
+
 Suite *syscall_table_suite(void)
 {
 	return single_case_suite("syscall_table", (const TTest *const[]){
@@ -318,5 +348,5 @@ Suite *syscall_table_suite(void)
 		columns_widen_for_large_numbers_and_long_names, sort_keys_break_ties_by_number,
 		other_abis_get_strace_s_headings, no_calls_is_an_empty_table, unknown_paths_are_blank,
 		report_sums_the_rows_of_syscalls_csv, report_per_process_matches_blocks_to_images,
-		report_reads_times_and_older_files, report_refuses_bad_rows, NULL });
+		report_reads_times_and_older_files, report_refuses_bad_rows, totals_sum_the_rows_per_syscall, NULL });
 }

@@ -1,0 +1,190 @@
+/* The results of ptraced calls, for their errors, without a second stop per call.
+ *
+ * A ptraced call stops once, at its seccomp stop, where the tracer counts it. Its
+ * result comes later, and a PTRACE_SYSCALL exit stop to read it would double the
+ * stops. Instead the call is made to return through the gate page:
+ *
+ *   the program          the kernel              the tracer (results_resume)
+ *   site:  syscall  ---> seccomp stop  --------> slot[RETURN] = where the call
+ *                                                  returns (site + 2)
+ *                                                slot[RESULT] = REGION_RESULT_NONE
+ *                                                rip = gate_pad (PTRACE_POKEUSER)
+ *                        the call runs, and returns to rip:
+ *   gate page (tracer/gate_code.S, in every process at SYSTRACE_GATE_ADDR)
+ *     gate_pad_syscall: syscall                  (a restart no stop saw: traced)
+ *     gate_pad:  mov %rax,%gs:slot[RESULT]
+ *                jmp *%gs:slot[RETURN]  -------> site + 2, as without systrace
+ *                                                at the thread's next stop, of any
+ *                                                kind: slot[RESULT] is the result
+ *                                                (results_on_stop)
+ *
+ * slot is the thread's counter slot in the region (%gs, preload/region.h). The
+ * kernel returns through iret when rip was changed, restoring the rcx it saved
+ * (site + 2) and r11 (the flags): the program sees what the syscall leaves.
+ * What must not show of the pad, and where it is put right:
+ *  - a handler's frame would hold a pad address: the tracer sees every signal
+ *    first, and puts the thread where the call leaves it (results_leave_pad from
+ *    events.c's on_signal): rip = slot[RETURN], its result taken from rax, or for a
+ *    call the kernel will enter again (a restart code), left to that entry at its
+ *    own site, where restarts.h finds it as any restart. A call that a handler
+ *    makes return EINTR is told by the handler's frame (results_interrupted);
+ *  - the same at group and interrupt stops, after which the kernel restarts calls;
+ *  - the write protocol moves threads out of the bytes it patches: a thread in the
+ *    pad is moved by its slot[RETURN] (results_pad_return);
+ *  - the seccomp filter, run again after the stop, sees the pad's address as the
+ *    call's; to the filter it is one more traced address.
+ * Where the pad cannot serve (no slot or gate in the image, a program that took
+ * %gs, an i386 or x32 call, --log, which follows calls to their exit anyway), the
+ * call is followed to its exit stop. Calls with no result to learn here: execve
+ * (events.c counts it at its event or exit stop), exit and exit_group (they do not
+ * return), rt_sigreturn (its result is the rax its frame restores), and the clone
+ * family, whose child would return through the pad too: a creation succeeded when
+ * its event came before the caller's next stop. */
+#include "results.h"
+
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <stddef.h>
+
+#include "counting.h"
+#include "gate_code.h"
+#include "region.h"
+#include "restarts.h"
+#include "shared_region.h"
+#include "syscall_log.h"
+
+static void resolve(struct thread *t, int64_t ret)
+{
+	count_result(t->img, site_table_find(&t->img->sites, t->result_site), t->result_index, ret);
+	t->result_wait = RESULT_NONE;
+}
+
+void results_expect(struct thread *t, enum result_kind kind, int idx, uint64_t site, bool again)
+{
+	if (again && t->result_wait != RESULT_NONE) {
+		/* the first entry's: restart_syscall's result is the interrupted call's */
+		if (t->result_wait != RESULT_BY_EVENT)
+			t->result_wait = RESULT_EXPECTED;
+		return;
+	}
+	t->result_index = idx;
+	t->result_site = site;
+	t->result_wait = kind == RESULT_OF_CALL ? RESULT_EXPECTED : kind == RESULT_OF_CREATION ? RESULT_BY_EVENT
+											: RESULT_NONE;
+}
+
+void results_of_sigreturn(struct thread *t, int idx, uint64_t site, uint64_t stack_pointer)
+{
+	int64_t rax;
+	struct iovec local = { &rax, 8 }, remote = { (void *)(stack_pointer + SIGFRAME_RAX), 8 };
+
+	/* a call the handler interrupted is no longer waited for: the frame has said
+	 * whether it returned EINTR (results_interrupted) or is entered again */
+	t->result_wait = RESULT_NONE;
+	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) == 8)
+		count_result(t->img, site_table_find(&t->img->sites, site), idx, rax);
+}
+
+void results_interrupted(struct thread *t, uint64_t site, long raw_nr)
+{
+	int idx = syscall_index(ABI_X86_64, raw_nr);
+
+	if (t->result_wait == RESULT_AT_PAD && t->result_site == site)
+		t->result_wait = RESULT_NONE;
+	/* an in-process call's site may have no record yet: its calls come at the
+	 * slot's reading */
+	if (idx >= 0)
+		count_errors(t->img, site_table_get(&t->img->sites, site), idx, 1);
+}
+
+static bool pad_serves(const struct thread *t)
+{
+	const struct image *img = t->img;
+
+	return t->slot >= 0 && !t->setup && img->as && (img->ready || img->as->mapped_at_exec) && !img->as->gs_taken
+	       && t->result_index / SYSCALL_NR_SPAN == ABI_X86_64 && !syscall_log_on();
+}
+
+int results_resume(struct thread *t, int request, uint64_t rip)
+{
+	struct region_slot *slot;
+
+	if (t->moved_to)
+		rip = t->moved_to;
+	t->moved_to = 0;
+	if (t->result_wait != RESULT_EXPECTED)
+		return request;
+	if (request != PTRACE_CONT || !pad_serves(t)) {
+		t->result_wait = RESULT_AT_EXIT;
+		return PTRACE_SYSCALL;
+	}
+	slot = region_slot(t->slot);
+	slot->pad[REGION_SLOT_RETURN] = rip;
+	slot->pad[REGION_SLOT_RESULT] = REGION_RESULT_NONE;
+	t->result_wait = ptrace(PTRACE_POKEUSER, t->tid, offsetof(struct user_regs_struct, rip), GATE_AT(gate_pad)) == 0
+				 ? RESULT_AT_PAD
+				 : RESULT_NONE; /* killed meanwhile */
+	return request;
+}
+
+void results_on_stop(struct thread *t, int event)
+{
+	uint64_t ret;
+
+	switch (t->result_wait) {
+	case RESULT_AT_PAD:
+		ret = region_slot(t->slot)->pad[REGION_SLOT_RESULT];
+		if (ret != REGION_RESULT_NONE)
+			resolve(t, (int64_t)ret);
+		break;
+	case RESULT_BY_EVENT:
+		if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK || event == PTRACE_EVENT_CLONE)
+			t->result_wait = RESULT_NONE;
+		else if (event == PTRACE_EVENT_SECCOMP)
+			resolve(t, -1); /* no child: the call failed, and the thread went on */
+		else if (event == PTRACE_EVENT_EXIT)
+			t->result_wait = RESULT_NONE; /* killed inside: no result */
+		break;
+	default:
+		break;
+	}
+}
+
+void results_on_exit(struct thread *t, int64_t ret)
+{
+	if ((t->result_wait == RESULT_AT_EXIT || t->result_wait == RESULT_BY_EVENT) && !restart_is_code(ret))
+		resolve(t, ret);
+}
+
+uint64_t *results_pad_return(const struct thread *t, uint64_t rip)
+{
+	if (t->slot < 0 || rip < GATE_AT(gate_pad_syscall) || rip >= GATE_AT(gate_pad_end))
+		return NULL;
+	return &region_slot(t->slot)->pad[REGION_SLOT_RETURN];
+}
+
+bool results_leave_pad(struct thread *t, struct user_regs_struct *regs)
+{
+	uint64_t *back = results_pad_return(t, regs->rip);
+	bool returned = !restart_is_code((long)regs->rax);
+
+	/* a creation that stopped without its event: failed, unless it is entered again */
+	if (t->result_wait == RESULT_BY_EVENT && returned && (long)regs->orig_rax >= 0)
+		resolve(t, (int64_t)regs->rax);
+	if (!back)
+		return false;
+	if (regs->rip == GATE_AT(gate_pad_syscall)) {
+		/* the kernel moved it back to enter the call again: at its own site */
+		regs->rip = *back - 2;
+		return true;
+	}
+	if (t->result_wait == RESULT_AT_PAD && returned)
+		resolve(t, (int64_t)regs->rax);
+	regs->rip = *back;
+	return true;
+}
+
+uint64_t results_call_ip(const struct thread *t, uint64_t ip)
+{
+	return ip == GATE_AT(gate_pad) && t->slot >= 0 ? region_slot(t->slot)->pad[REGION_SLOT_RETURN] : ip;
+}

@@ -1,0 +1,56 @@
+/* The results of ptraced calls, for their errors, without a second stop per call.
+ * (In-process calls count their errors in the stub: patcher/stub.h.) results.c
+ * draws the return pad and says where each case is taken. */
+#ifndef SYSTRACE_RESULTS_H
+#define SYSTRACE_RESULTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/user.h>
+
+#include "tasks.h"
+
+/* What a call's result is learned from (events.c tells by its number). */
+enum result_kind {
+	RESULT_OF_CALL,     /* its return, through the pad or at its exit stop */
+	RESULT_OF_CREATION, /* a clone-family call: failed unless its creator event
+	                       comes before t's next stop of another kind */
+	RESULT_OF_NOTHING,  /* none to learn (exit, exit_group; execve: events.c) */
+};
+
+/* At t's seccomp stop, the call of index idx at site counted: its result is to be
+ * learned. again: the call is entered again (a restart, the call patching.c put
+ * back), and the result still to come is the first entry's, if it had one. */
+void results_expect(struct thread *t, enum result_kind kind, int idx, uint64_t site, bool again);
+/* An rt_sigreturn, whose result is the rax its frame (at stack_pointer) restores. */
+void results_of_sigreturn(struct thread *t, int idx, uint64_t site, uint64_t stack_pointer);
+/* A call the restart logic saw return EINTR after a handler (restarts.h). */
+void results_interrupted(struct thread *t, uint64_t site, long raw_nr);
+
+/* The request with which to resume t from the seccomp stop of a call that goes on
+ * (rip: where it continues; t->moved_to if the write protocol moved it): the call
+ * is sent back through the pad, or followed to its exit stop where the pad cannot
+ * serve. */
+int results_resume(struct thread *t, int request, uint64_t rip);
+
+/* At each stop of t, before anything else (event: the stop's ptrace event, 0 for
+ * a signal or syscall stop): a result the pad left is taken, and a creation that
+ * did not report is counted failed. */
+void results_on_stop(struct thread *t, int event);
+/* At t's syscall exit stop. */
+void results_on_exit(struct thread *t, int64_t ret);
+/* At a signal-delivery, group or interrupt stop, with t's registers: a thread in
+ * the pad is put where the call itself would have left it (rip after its syscall,
+ * its result taken unless the kernel will enter the call again); true if regs
+ * changed (the caller writes them). */
+bool results_leave_pad(struct thread *t, struct user_regs_struct *regs);
+
+/* The address the call at a seccomp stop with this instruction pointer returns to:
+ * ip itself, or for a call entered from the pad (a restart no stop saw), the
+ * address after its own syscall. */
+uint64_t results_call_ip(const struct thread *t, uint64_t ip);
+/* For a thread whose user rip is in the pad: the slot word it will return through
+ * (to read, or to move it elsewhere); NULL otherwise. */
+uint64_t *results_pad_return(const struct thread *t, uint64_t rip);
+
+#endif
