@@ -20,6 +20,9 @@ void fixups_on_sigreturn(struct thread *t, uint64_t stack_pointer)
 
 	if (!as || !as->npatched || process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != 8)
 		return;
+	/* a patch there whose code was unmapped, or replaced by another object's, is not
+	 * followed into its stub (the tracer did not see the munmap) */
+	as_drop_replaced(as, t->tid, rip, rip + 1);
 	/* back to a syscall that is now the start of a jump (a restart the handler's
 	 * SA_RESTART asked for): through the stub's own, traced, syscall instead, so
 	 * that the tracer sees the restart and does not count it twice */
