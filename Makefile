@@ -29,8 +29,9 @@ GEN_SRC     := $(BUILD)/gen/syscall_table.c
 # what build/systrace links besides tracer/main.c: no analyses/
 LIB_SRC     := $(COMMON_SRC) $(STATS_SRC) $(PATCHER_SRC) $(filter-out tracer/main.c,$(TRACER_SRC))
 UNIT_SRC    := $(wildcard tests/unit/*.c)
-PROGRAM_SRC := $(filter-out %_preload.c,$(wildcard tests/programs/*.c))
-PRELOAD_SRC := $(wildcard tests/programs/*_preload.c)
+PROGRAM_SRC := $(filter-out %_preload.c %_dso.c,$(wildcard tests/programs/*.c))
+# shared objects: preloaded ones, and ones a program loads itself (dlopen)
+PRELOAD_SRC := $(wildcard tests/programs/*_preload.c tests/programs/*_dso.c)
 # programs built with AddressSanitizer, once by gcc and once by clang (their runtimes
 # differ: gcc's is a shared library that must come first, clang's is linked in)
 SANITIZED_SRC := $(wildcard tests/programs/sanitized/*.c)

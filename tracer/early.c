@@ -60,8 +60,9 @@ static uint32_t blob_append(struct blob *b, const void *bytes, size_t len)
 	return at;
 }
 
-/* known_sites_build_for's put: a run of bytes for the image to write itself. */
-static void blob_write(void *ctx, const struct byte_run *r)
+/* known_sites_build_for's put: a run of bytes for the image to write itself (a
+ * blob that is full is not written at all: start_setup undoes the build). */
+static bool blob_write(void *ctx, const struct byte_run *r)
 {
 	struct blob *b = ctx;
 	uint32_t at = blob_append(b, r->bytes, r->len);
@@ -70,6 +71,7 @@ static void blob_write(void *ctx, const struct byte_run *r)
 		b->full = true;
 	if (!b->full)
 		b->writes[b->nwrites++] = (struct exec_blob_write){ r->addr, (uint32_t)r->len, at };
+	return !b->full;
 }
 
 static void blob_u64(struct blob *b, size_t off, uint64_t v)

@@ -145,7 +145,10 @@ static void take_counts(struct thread *t, bool again)
 		const struct patch *p = &as->patches[i];
 		const struct site_record *from = &as->sites.sites[i];
 
-		if (!patch_has_counter(p) || !slot->site_calls[p->counter])
+		/* (an error with no call: the call was counted before the in-process
+		 * path came up and emptied the slot, library_up_without_ready, its error
+		 * after) */
+		if (!patch_has_counter(p) || !(slot->site_calls[p->counter] || (errors && slot->site_errors[p->counter])))
 			continue;
 		count_inprocess(img, from, slot->site_calls[p->counter], from->syscall);
 		if (errors && slot->site_errors[p->counter])

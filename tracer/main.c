@@ -11,6 +11,7 @@
 
 #include "calibrate.h"
 #include "events.h"
+#include "fd_limit.h"
 #include "gate.h"
 #include "launch.h"
 #include "libc_calls.h"
@@ -168,6 +169,7 @@ int main(int argc, char **argv)
 										  : strerror(errno));
 		return status;
 	}
+	fd_limit_raise(); /* before the first descriptor that lasts */
 	if (output_dir_open(&out, opt.output_dir, err, sizeof(err)) < 0) {
 		fprintf(stderr, "systrace: %s\n", err);
 		free(path);

@@ -24,6 +24,11 @@ bool procfs_status(pid_t tid, struct status_field *fields, size_t n);
 size_t procfs_status_list(pid_t tid, const char *key, uint64_t *values, size_t max);
 /* The inode of tid's pid namespace (/proc/<tid>/ns/pid), 0 if unreadable. */
 uint64_t procfs_pid_ns(pid_t tid);
+/* The same as procfs_status from fd, a status file open at its start: read line by
+ * line to the last field wanted, however far (a long Groups: line pushes the Sig*
+ * lines past the first 4 KiB). At most PROCFS_STATUS_MAX fields. */
+#define PROCFS_STATUS_MAX 16
+bool procfs_status_read(int fd, struct status_field *fields, size_t n);
 /* User and system time of the whole thread group so far. */
 bool procfs_times(pid_t pid, uint64_t *user_ns, uint64_t *sys_ns);
 /* The executable's path (malloc'd), or NULL. */
