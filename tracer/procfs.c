@@ -80,19 +80,19 @@ static size_t status_line(const char *line, struct status_field *fields, size_t 
 	return 0;
 }
 
-bool procfs_status_read(int fd, struct status_field *fields, size_t n)
+/* Gives take each line of fd, a status file open at its start, as far as take says it
+ * has what it wants (true). False if a read failed. */
+static bool status_lines(int fd, bool (*take)(const char *line, void *ctx), void *ctx)
 {
 	char buf[4096];
-	bool found[PROCFS_STATUS_MAX] = { false }, skipping = false;
-	size_t have = 0, nfound = 0;
+	bool skipping = false, done = false;
+	size_t have = 0;
 	ssize_t got;
 
-	if (n > PROCFS_STATUS_MAX)
-		return false;
-	/* line by line, as far as the last field wanted: most files are read whole by the
-	 * first read, the fields in it; a line longer than the buffer (Groups: with
+	/* line by line, as far as the last line wanted: most files are read whole by the
+	 * first read, the lines in it; a line longer than the buffer (Groups: with
 	 * hundreds of supplementary groups) is none of them, and is passed over */
-	while (nfound < n && (got = read(fd, buf + have, sizeof(buf) - 1 - have)) != 0) {
+	while (!done && (got = read(fd, buf + have, sizeof(buf) - 1 - have)) != 0) {
 		char *line = buf, *nl;
 
 		if (got < 0 && errno == EINTR)
@@ -101,10 +101,10 @@ bool procfs_status_read(int fd, struct status_field *fields, size_t n)
 			return false;
 		have += (size_t)got;
 		buf[have] = '\0';
-		for (; (nl = memchr(line, '\n', (size_t)(buf + have - line))); line = nl + 1) {
+		for (; !done && (nl = memchr(line, '\n', (size_t)(buf + have - line))); line = nl + 1) {
 			*nl = '\0';
 			if (!skipping)
-				nfound += status_line(line, fields, n, found);
+				done = take(line, ctx);
 			skipping = false;
 		}
 		have = (size_t)(buf + have - line);
@@ -114,11 +114,64 @@ bool procfs_status_read(int fd, struct status_field *fields, size_t n)
 			have = 0;
 		}
 	}
-	if (nfound < n && have && !skipping) {
+	if (!done && have && !skipping) {
 		buf[have] = '\0';
-		nfound += status_line(buf, fields, n, found);
+		take(buf, ctx);
 	}
-	return nfound == n;
+	return true;
+}
+
+struct fields_wanted {
+	struct status_field *fields;
+	size_t n, nfound;
+	bool found[PROCFS_STATUS_MAX];
+};
+
+static bool take_field(const char *line, void *ctx)
+{
+	struct fields_wanted *w = ctx;
+
+	w->nfound += status_line(line, w->fields, w->n, w->found);
+	return w->nfound == w->n;
+}
+
+bool procfs_status_read(int fd, struct status_field *fields, size_t n)
+{
+	struct fields_wanted w = { fields, n, 0, { false } };
+
+	if (n > PROCFS_STATUS_MAX)
+		return false;
+	return n == 0 || (status_lines(fd, take_field, &w) && w.nfound == n);
+}
+
+struct list_wanted {
+	const char *key;
+	uint64_t *values;
+	size_t max, n;
+};
+
+static bool take_list(const char *line, void *ctx)
+{
+	struct list_wanted *w = ctx;
+	size_t klen = strlen(w->key);
+	char *end;
+
+	if (strncmp(line, w->key, klen) != 0 || line[klen] != ':')
+		return false;
+	for (const char *p = line + klen + 1; w->n < w->max; p = end) {
+		w->values[w->n] = strtoull(p, &end, 10);
+		if (end == p)
+			break;
+		w->n++;
+	}
+	return true;
+}
+
+size_t procfs_status_list_read(int fd, const char *key, uint64_t *values, size_t max)
+{
+	struct list_wanted w = { key, values, max, 0 };
+
+	return status_lines(fd, take_list, &w) ? w.n : 0;
 }
 
 bool procfs_status(pid_t tid, struct status_field *fields, size_t n)
@@ -146,30 +199,15 @@ bool procfs_status_u64(pid_t tid, const char *key, int base, uint64_t *value)
 
 size_t procfs_status_list(pid_t tid, const char *key, uint64_t *values, size_t max)
 {
-	char path[64], buf[4096];
-	size_t klen = strlen(key), n = 0;
-	const char *line;
-	ssize_t len;
+	char path[64];
+	size_t n;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = fd_open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return 0;
-	len = read(fd, buf, sizeof(buf) - 1);
+	n = procfs_status_list_read(fd, key, values, max);
 	close(fd);
-	if (len <= 0)
-		return 0;
-	buf[len] = 0;
-	for (line = buf; line && strncmp(line, key, klen) != 0; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
-		;
-	if (!line || line[klen] != ':')
-		return 0;
-	for (char *p = (char *)line + klen + 1, *end; n < max && *p != '\n'; p = end) {
-		values[n] = strtoull(p, &end, 10);
-		if (end == p)
-			break;
-		n++;
-	}
 	return n;
 }
 

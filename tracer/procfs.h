@@ -20,8 +20,11 @@ struct status_field {
 };
 bool procfs_status(pid_t tid, struct status_field *fields, size_t n);
 /* The numbers of a line of /proc/<tid>/status that holds several ("Uid", "NSpid"):
- * how many were read into values (at most max), 0 if none. */
+ * how many were read into values (at most max), 0 if none; the _read form from fd,
+ * as procfs_status_read reads (NSpid comes after Groups:, which can be longer
+ * than 4 KiB). */
 size_t procfs_status_list(pid_t tid, const char *key, uint64_t *values, size_t max);
+size_t procfs_status_list_read(int fd, const char *key, uint64_t *values, size_t max);
 /* The inode of tid's pid namespace (/proc/<tid>/ns/pid), 0 if unreadable. */
 uint64_t procfs_pid_ns(pid_t tid);
 /* The same as procfs_status from fd, a status file open at its start: read line by

@@ -28,10 +28,11 @@ static char *status_text(unsigned ngroups, size_t pad)
 	char *t = malloc(cap), *p = t;
 
 	ck_assert_ptr_nonnull(t);
-	p += sprintf(p, "Name:\tsh\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t4242\nPPid:\t17\nGroups:\t");
+	p += sprintf(p, "Name:\tsh\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t4242\nPPid:\t17\n"
+		       "Uid:\t0\t1000\t1001\t1002\nGroups:\t");
 	for (unsigned i = 0; i < ngroups; i++)
 		p += sprintf(p, "%u ", 1000000000u + i);
-	p += sprintf(p, "\n");
+	p += sprintf(p, "\nNSpid:\t4242\t7\n");
 	if (pad) {
 		p += sprintf(p, "Filler:\t");
 		memset(p, 'x', pad);
@@ -126,6 +127,40 @@ START_TEST(a_missing_key_or_a_longer_one_is_not_found)
 }
 END_TEST
 
+/* the numbers of a line, before the Groups: line and after it however long it is
+ * (NSpid, which says a pid namespace's ids, comes after it) */
+static size_t list_of(const char *text, const char *key, uint64_t *v, size_t max)
+{
+	int fd = pipe_of(text);
+	size_t n = procfs_status_list_read(fd, key, v, max);
+
+	close(fd);
+	return n;
+}
+
+static void expect_lists(unsigned ngroups)
+{
+	char *t = status_text(ngroups, 0);
+	uint64_t v[4] = { 0 };
+
+	ck_assert_uint_eq(list_of(t, "Uid", v, 4), 4);
+	ck_assert(v[0] == 0 && v[1] == 1000 && v[2] == 1001 && v[3] == 1002);
+	ck_assert_uint_eq(list_of(t, "NSpid", v, 4), 2);
+	ck_assert(v[0] == 4242 && v[1] == 7);
+	ck_assert_uint_eq(list_of(t, "NSpid", v, 1), 1); /* at most max */
+	ck_assert_uint_eq(list_of(t, "NS", v, 4), 0);    /* not a key */
+	ck_assert_uint_eq(list_of(t, "NStgid", v, 4), 0);
+	free(t);
+}
+
+START_TEST(lists_before_and_after_a_long_groups_line)
+{
+	expect_lists(3);
+	expect_lists(400);  /* NSpid past 4 KiB */
+	expect_lists(4000); /* past a line longer than the buffer */
+}
+END_TEST
+
 /* the same through /proc, for this process: its own Tgid and PPid */
 START_TEST(this_process_status)
 {
@@ -141,5 +176,6 @@ Suite *procfs_suite(void)
 {
 	return single_case_suite("procfs", (const TTest *const[]){
 		fields_of_a_short_file, fields_after_a_long_groups_line, fields_after_a_line_longer_than_the_buffer,
-		a_line_cut_between_two_reads, a_missing_key_or_a_longer_one_is_not_found, this_process_status, NULL });
+		a_line_cut_between_two_reads, a_missing_key_or_a_longer_one_is_not_found, lists_before_and_after_a_long_groups_line,
+		this_process_status, NULL });
 }
