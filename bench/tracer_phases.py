@@ -18,8 +18,8 @@ import sys
 # phase -> functions of tracer/ whose frames put a sample in it (first match wins)
 PHASES = [
     ("exec set-up (early.c)", ["early_on_exec"]),
-    ("execve environment", ["library_on_execve", "library_on_execve_failed"]),
-    ("handshake (HELLO, READY)", ["library_on_control"]),
+    ("region handout (region_handout.c)", ["handout_serve"]),
+    ("control calls (--log's flush)", ["library_on_control"]),
     ("known-site writes", ["known_sites_write_planned", "known_sites_write_all",
                            "known_sites_write_object", "known_sites_write_at_ready"]),
     ("planning at a trap", ["site_plan", "patching_on_call"]),
