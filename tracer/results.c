@@ -43,6 +43,7 @@
 #include "results.h"
 
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <stddef.h>
 
@@ -88,8 +89,15 @@ void results_of_sigreturn(struct thread *t, int idx, uint64_t site, uint64_t sta
 void results_interrupted(struct thread *t, uint64_t site, long raw_nr)
 {
 	int idx = syscall_index(ABI_X86_64, raw_nr);
+	bool ptraced = (t->result_wait == RESULT_AT_PAD || t->result_wait == RESULT_AT_EXIT) && t->result_site == site;
 
-	if (t->result_wait == RESULT_AT_PAD && t->result_site == site)
+	/* restart_syscall, which the kernel enters in place of a call a stop left
+	 * (a sleep, a futex wait with a timeout), stands for that call: the error is
+	 * the call's, as its one count is */
+	if (idx == syscall_index(ABI_X86_64, SYS_restart_syscall))
+		idx = ptraced ? t->result_index : t->left_gate_site == site ? t->left_gate_index : -1;
+	t->left_gate_site = 0;
+	if (ptraced)
 		t->result_wait = RESULT_NONE;
 	/* an in-process call's site may have no record yet: its calls come at the
 	 * slot's reading */

@@ -11,6 +11,7 @@
 #include "restarts.h"
 #include "shared_region.h"
 #include "syscall_log.h"
+#include "syscall_names.h"
 
 void fixups_on_sigreturn(struct thread *t, uint64_t stack_pointer)
 {
@@ -86,6 +87,10 @@ static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs
 	/* the stub (or routine) will not see the result: a call that returned gets it
 	 * here; one the kernel restarts goes through the stub's traced syscall, counted
 	 * once; one a handler makes return EINTR, at the handler's rt_sigreturn */
+	/* (not returned: a handler may make it return EINTR, whose error is the
+	 * call's, not that of a restart_syscall the kernel entered in its place) */
+	t->left_gate_site = returned ? 0 : p->plan.site;
+	t->left_gate_index = syscall_index(ABI_X86_64, p->plan.nr >= 0 ? p->plan.nr : (long)frame[logged ? 2 : 1]);
 	if (logged && returned)
 		syscall_log_set_result(t, frame[1], (int64_t)regs->rax);
 	else if (returned && (int64_t)regs->rax < 0 && (int64_t)regs->rax >= -4095)

@@ -76,6 +76,11 @@ struct thread {
 	} result_wait;
 	int result_index;
 	uint64_t result_site;
+	/* An in-process call a caught signal took out of the gate before it returned
+	 * (signal_fixups.c): its site, and its syscall index from its stub, which a
+	 * restart_syscall the kernel put in its place does not say (results.h) */
+	uint64_t left_gate_site;
+	int left_gate_index;
 	uint64_t moved_to;             /* where write_protocol.c moved it at this stop; 0 */
 	/* placement.c: on the tracer's CPU or not, and how it has been stopping */
 	bool pinned, own_affinity;
