@@ -174,6 +174,7 @@ static void on_seccomp(struct thread *t)
 	enum syscall_abi abi;
 	struct site_record *s;
 	uint64_t site, back;
+	enum restart_cause cause;
 	bool repeat, reissued;
 	int idx, request;
 
@@ -205,12 +206,12 @@ static void on_seccomp(struct thread *t)
 	}
 	/* a second entry: the kernel's restart, or the call patching.c put back after
 	 * borrowing the thread (reissued), which is patched now */
-	reissued = t->restart_is_reissue;
+	cause = t->restart_cause;
 	repeat = restart_is_repeat(t, site, (long)info.seccomp.nr, idx == nr_restart_syscall[abi]);
-	reissued = repeat && reissued;
+	reissued = repeat && cause == RESTART_BY_REISSUE;
 	/* a call patching.c put back is a stop of patching, not of the call */
 	count_stop(img, stop_call_is_lifecycle(idx) && !reissued ? STOP_LIFECYCLE : STOP_OTHER);
-	img->rec.restarted += repeat && !reissued;
+	img->rec.restarted += repeat && cause == RESTART_BY_SIGNAL;
 	if (idx == nr_execve[abi] || idx == nr_execveat[abi]) {
 		/* counted when its result is known: at the exec event in the image it
 		 * creates, or at its exit stop, failed, in its caller */
@@ -461,6 +462,7 @@ static void on_stop_event(struct thread *t, int sig)
 		resume(t->tid, PTRACE_CONT, 0);
 	} else if (is_stop_signal(sig)) {
 		/* group-stop: stay stopped until SIGCONT, as without a tracer */
+		fixups_on_group_stop(t);
 		restart_note_interrupt(t, false);
 		resume(t->tid, PTRACE_LISTEN, 0);
 	} else {
