@@ -36,6 +36,7 @@
 #endif
 
 static pid_t root_pid;
+static int root_stopped_by; /* the job-control signal the command stopped with, or 0 */
 static struct run_result *result;
 static int nr_execve[ABI_COUNT], nr_execveat[ABI_COUNT];
 static int nr_clone[ABI_COUNT], nr_clone3[ABI_COUNT], nr_fork[ABI_COUNT], nr_vfork[ABI_COUNT];
@@ -461,7 +462,10 @@ static void on_stop_event(struct thread *t, int sig)
 		library_thread_starts(t);
 		resume(t->tid, PTRACE_CONT, 0);
 	} else if (is_stop_signal(sig)) {
-		/* group-stop: stay stopped until SIGCONT, as without a tracer */
+		/* group-stop: stay stopped until SIGCONT, as without a tracer; the
+		 * command's own stop is its job's, which systrace then takes too */
+		if (t->tid == root_pid)
+			root_stopped_by = sig;
 		fixups_on_group_stop(t);
 		restart_note_interrupt(t, false);
 		resume(t->tid, PTRACE_LISTEN, 0);
@@ -556,9 +560,9 @@ static void kill_leader(struct thread *t, void *sig)
 		kill(t->tid, *(int *)sig);
 }
 
-/* A termination request to systrace goes to the command, or once it has exited, to
- * every process it left behind. */
-static void forward_termination(int sig)
+/* A termination or job-control request sent to systrace alone goes to the command,
+ * or once it has exited, to every process it left behind. */
+static void forward_signal(int sig)
 {
 	if (!result->root_status_known)
 		kill(root_pid, sig);
@@ -566,9 +570,11 @@ static void forward_termination(int sig)
 		tasks_for_each_thread(kill_leader, &sig);
 }
 
-/* Handles what has already arrived, then lets systrace itself stop (Ctrl-Z): the
- * tracees take their job-control stops first, so none is left half-stopped. */
-static void stop_when_tracees_have(void)
+/* The command stopped (Ctrl-Z, a background job's SIGTTIN or SIGTTOU, a SIGSTOP):
+ * handles what has already arrived, then stops systrace too, with the same signal,
+ * so that its shell sees the job stopped as without systrace; the other tracees take
+ * their stops first, so none is left half-stopped. */
+static void stop_when_tracees_have(int sig)
 {
 	struct timespec pause = { 0, 5 * 1000 * 1000 };
 
@@ -586,7 +592,8 @@ static void stop_when_tracees_have(void)
 			quiet_rounds++;
 		}
 	}
-	signals_stop_self();
+	signals_stop_self(sig);
+	root_stopped_by = 0; /* its stop, seen again while systrace stopped */
 }
 
 /* After a wait that found one stop, the others that came meanwhile, kept to be
@@ -621,12 +628,16 @@ void events_run(pid_t root, struct run_result *res)
 
 		if (signals_give_up)
 			break;
-		if (signals_stop_requested)
-			stop_when_tracees_have();
+		if (root_stopped_by) {
+			int sig = root_stopped_by;
+
+			root_stopped_by = 0;
+			stop_when_tracees_have(sig);
+		}
 		if (placement_due)
 			placement_check();
-		for (int sig; (sig = signals_take_forward());)
-			forward_termination(sig);
+		for (int sig; (sig = signals_take_forward()) || (sig = signals_take_stop_forward());)
+			forward_signal(sig);
 		/* the statuses held (threads stopped for a patch, a batch) come first */
 		if (!held_status_pop(&tid, &status) && (tid = waitpid(-1, &status, __WALL)) > 0)
 			collect_pending();
