@@ -36,6 +36,9 @@
 #endif
 
 static pid_t root_pid;
+/* A job-control signal systrace received (signals.c) that the command's delivery
+ * stop then showed: its group-stop with it is the job's (root_stopped_by). */
+static int root_stop_expected;
 static int root_stopped_by; /* the job-control signal the command stopped with, or 0 */
 static struct run_result *result;
 static int nr_execve[ABI_COUNT], nr_execveat[ABI_COUNT];
@@ -426,6 +429,10 @@ static void on_signal(struct thread *t, int sig)
 		resume(t->tid, PTRACE_CONT, 0);
 		return;
 	}
+	if (t->tid == root_pid && sig == signals_job_stop) {
+		root_stop_expected = sig;
+		signals_job_stop = 0;
+	}
 	if (t->img && ptrace(PTRACE_GETREGS, t->tid, 0, &regs) == 0) {
 		/* first: a thread in the return pad or taken out of the gate restarts
 		 * at its own site */
@@ -464,8 +471,10 @@ static void on_stop_event(struct thread *t, int sig)
 	} else if (is_stop_signal(sig)) {
 		/* group-stop: stay stopped until SIGCONT, as without a tracer; the
 		 * command's own stop is its job's, which systrace then takes too */
-		if (t->tid == root_pid)
+		if (t->tid == root_pid && sig == root_stop_expected)
 			root_stopped_by = sig;
+		if (t->tid == root_pid)
+			root_stop_expected = 0;
 		fixups_on_group_stop(t);
 		restart_note_interrupt(t, false);
 		resume(t->tid, PTRACE_LISTEN, 0);
@@ -594,6 +603,10 @@ static void stop_when_tracees_have(int sig)
 	}
 	signals_stop_self(sig);
 	root_stopped_by = 0; /* its stop, seen again while systrace stopped */
+	/* continued itself (kill -CONT of systrace, which was sent the stop alone):
+	 * the command too; fg and bg continue the whole group anyway */
+	if (signals_job_stop_forwarded)
+		kill(root_pid, SIGCONT);
 }
 
 /* After a wait that found one stop, the others that came meanwhile, kept to be

@@ -5,6 +5,8 @@
 
 volatile sig_atomic_t signals_give_up;
 volatile sig_atomic_t signals_last_termination;
+volatile sig_atomic_t signals_job_stop;
+volatile sig_atomic_t signals_job_stop_forwarded;
 
 static const int termination_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 static const int stop_signals[] = { SIGTSTP, SIGTTIN, SIGTTOU };
@@ -30,10 +32,14 @@ static void on_termination(int sig, siginfo_t *info, void *context)
 /* A job-control stop is the command's to take: the terminal's (si_code SI_KERNEL)
  * reached the command too, which stops or not as it would natively (ignored,
  * handled); one sent to systrace alone is passed on. systrace stops once the
- * command has (events.c). */
+ * command has (events.c), and only for a signal it received itself: a stop sent to
+ * the command alone (kill -STOP PID) is continued the same way, which a stopped
+ * systrace would not see. */
 static void on_stop(int sig, siginfo_t *info, void *context)
 {
 	(void)context;
+	signals_job_stop = sig;
+	signals_job_stop_forwarded = info->si_code != SI_KERNEL;
 	if (info->si_code != SI_KERNEL)
 		to_forward[sig] = 1;
 }

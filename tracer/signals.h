@@ -21,6 +21,8 @@ int signals_take_stop_forward(void);
 /* Set by the handlers, read by the event loop. */
 extern volatile sig_atomic_t signals_give_up;         /* a third termination request */
 extern volatile sig_atomic_t signals_last_termination;
+extern volatile sig_atomic_t signals_job_stop;           /* the last SIGTSTP, SIGTTIN or SIGTTOU */
+extern volatile sig_atomic_t signals_job_stop_forwarded; /* it was sent to systrace alone */
 
 /* Stops systrace with sig, as a shell expects of a job whose command stopped;
  * returns when it is continued. */
