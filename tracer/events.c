@@ -16,6 +16,7 @@
 #include "children.h"
 #include "counting.h"
 #include "early.h"
+#include "gate.h"
 #include "held_statuses.h"
 #include "libc_calls.h"
 #include "library.h"
@@ -37,6 +38,10 @@
 #endif
 
 static pid_t root_pid;
+/* A job-control signal systrace received (signals.c) that the command's delivery
+ * stop then showed: its group-stop with it is the job's (root_stopped_by). */
+static int root_stop_expected;
+static int root_stopped_by; /* the job-control signal the command stopped with, or 0 */
 static struct run_result *result;
 static int nr_execve[ABI_COUNT], nr_execveat[ABI_COUNT];
 static int nr_clone[ABI_COUNT], nr_clone3[ABI_COUNT], nr_fork[ABI_COUNT], nr_vfork[ABI_COUNT];
@@ -175,6 +180,7 @@ static void on_seccomp(struct thread *t)
 	enum syscall_abi abi;
 	struct site_record *s;
 	uint64_t site, back;
+	enum restart_cause cause;
 	bool repeat, reissued;
 	int idx, request;
 
@@ -184,6 +190,7 @@ static void on_seccomp(struct thread *t)
 		resume(t->tid, PTRACE_CONT, 0);
 		return;
 	}
+	t->entry_seen = true;
 	if (t->setup && early_on_seccomp(t, (long)info.seccomp.nr)) {
 		resume(t->tid, PTRACE_CONT, 0);
 		return;
@@ -200,12 +207,12 @@ static void on_seccomp(struct thread *t)
 	}
 	/* a second entry: the kernel's restart, or the call patching.c put back after
 	 * borrowing the thread (reissued), which is patched now */
-	reissued = t->restart_is_reissue;
+	cause = t->restart_cause;
 	repeat = restart_is_repeat(t, site, (long)info.seccomp.nr, idx == nr_restart_syscall[abi]);
-	reissued = repeat && reissued;
+	reissued = repeat && cause == RESTART_BY_REISSUE;
 	/* a call patching.c put back is a stop of patching, not of the call */
 	count_stop(img, stop_call_is_lifecycle(idx) && !reissued ? STOP_LIFECYCLE : STOP_OTHER);
-	img->rec.restarted += repeat && !reissued;
+	img->rec.restarted += repeat && cause == RESTART_BY_SIGNAL;
 	if (idx == nr_execve[abi] || idx == nr_execveat[abi]) {
 		/* counted when its result is known: at the exec event in the image it
 		 * creates, or at its exit stop, failed, in its caller */
@@ -395,10 +402,40 @@ static void on_exec_event(struct thread *t)
 	resume(t->tid, PTRACE_CONT, 0); /* counted: its exit stop is not needed */
 }
 
+/* A thread killed (another thread's exit_group, a fatal signal) while in a seccomp
+ * stop that the tracer had not read yet: the kernel drops that stop, but the exit
+ * event still shows the call it was entering (orig_rax, rax -ENOSYS, rip after its
+ * syscall). Such a call is counted here, at its entry, as every call a process is
+ * killed inside is: a thread's exit behind a barrier was lost so in 1 run of 2.
+ * Not a call already seen (entry_seen), awaited (its exit stop, its creation event),
+ * made in-process or through the return pad (the gate's page), or an execve. */
+static void count_unseen_entry(struct thread *t)
+{
+	struct user_regs_struct regs;
+	uint8_t insn[2];
+	struct iovec local = { insn, 2 }, remote;
+	int idx;
+
+	if (t->entry_seen || t->exec_index >= 0 || t->result_wait == RESULT_AT_EXIT || t->result_wait == RESULT_BY_EVENT
+	    || ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0 || (long)regs.orig_rax < 0 || (long)regs.rax != -ENOSYS
+	    || regs.rip - 2 - SYSTRACE_GATE_ADDR < 4096) /* the gate's page */
+		return;
+	remote = (struct iovec){ (void *)(regs.rip - 2), 2 };
+	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != 2 || insn[0] != 0x0f || insn[1] != 0x05)
+		return; /* (only the syscall instruction: an int 0x80's number is another ABI's) */
+	idx = syscall_index(ABI_X86_64, (long)regs.orig_rax);
+	if (idx < 0)
+		idx = syscall_index(ABI_X86_64, SYSCALL_NR_OUT_OF_RANGE);
+	count_ptraced(t->img, idx, as_site_of(t->img->as, regs.rip - 2));
+	if (syscall_log_on())
+		syscall_log_enter(t, idx, as_site_of(t->img->as, regs.rip - 2));
+}
+
 static void on_exit_event(struct thread *t)
 {
 	struct image *img = t->img;
 
+	count_unseen_entry(t);
 	t->exit_event_seen = true;
 	if (--img->live_threads == 0) {
 		/* the last stop at which the process's memory and times can be read */
@@ -416,6 +453,10 @@ static void on_signal(struct thread *t, int sig)
 	if (t->setup && early_on_fault(t, sig)) {
 		resume(t->tid, PTRACE_CONT, 0);
 		return;
+	}
+	if (t->tid == root_pid && sig == signals_job_stop) {
+		root_stop_expected = sig;
+		signals_job_stop = 0;
 	}
 	if (t->img && ptrace(PTRACE_GETREGS, t->tid, 0, &regs) == 0) {
 		/* first: a thread in the return pad or taken out of the gate restarts
@@ -453,7 +494,13 @@ static void on_stop_event(struct thread *t, int sig)
 		library_thread_starts(t);
 		resume(t->tid, PTRACE_CONT, 0);
 	} else if (is_stop_signal(sig)) {
-		/* group-stop: stay stopped until SIGCONT, as without a tracer */
+		/* group-stop: stay stopped until SIGCONT, as without a tracer; the
+		 * command's own stop is its job's, which systrace then takes too */
+		if (t->tid == root_pid && sig == root_stop_expected)
+			root_stopped_by = sig;
+		if (t->tid == root_pid)
+			root_stop_expected = 0;
+		fixups_on_group_stop(t);
 		restart_note_interrupt(t, false);
 		resume(t->tid, PTRACE_LISTEN, 0);
 	} else {
@@ -549,9 +596,9 @@ static void kill_leader(struct thread *t, void *sig)
 		kill(t->tid, *(int *)sig);
 }
 
-/* A termination request to systrace goes to the command, or once it has exited, to
- * every process it left behind. */
-static void forward_termination(int sig)
+/* A termination or job-control request sent to systrace alone goes to the command,
+ * or once it has exited, to every process it left behind. */
+static void forward_signal(int sig)
 {
 	if (!result->root_status_known)
 		kill(root_pid, sig);
@@ -559,9 +606,11 @@ static void forward_termination(int sig)
 		tasks_for_each_thread(kill_leader, &sig);
 }
 
-/* Handles what has already arrived, then lets systrace itself stop (Ctrl-Z): the
- * tracees take their job-control stops first, so none is left half-stopped. */
-static void stop_when_tracees_have(void)
+/* The command stopped (Ctrl-Z, a background job's SIGTTIN or SIGTTOU, a SIGSTOP):
+ * handles what has already arrived, then stops systrace too, with the same signal,
+ * so that its shell sees the job stopped as without systrace; the other tracees take
+ * their stops first, so none is left half-stopped. */
+static void stop_when_tracees_have(int sig)
 {
 	struct timespec pause = { 0, 5 * 1000 * 1000 };
 
@@ -579,7 +628,12 @@ static void stop_when_tracees_have(void)
 			quiet_rounds++;
 		}
 	}
-	signals_stop_self();
+	signals_stop_self(sig);
+	root_stopped_by = 0; /* its stop, seen again while systrace stopped */
+	/* continued itself (kill -CONT of systrace, which was sent the stop alone):
+	 * the command too; fg and bg continue the whole group anyway */
+	if (signals_job_stop_forwarded)
+		kill(root_pid, SIGCONT);
 }
 
 /* After a wait that found one stop, the others that came meanwhile, kept to be
@@ -615,12 +669,16 @@ void events_run(pid_t root, struct run_result *res)
 
 		if (signals_give_up)
 			break;
-		if (signals_stop_requested)
-			stop_when_tracees_have();
+		if (root_stopped_by) {
+			int sig = root_stopped_by;
+
+			root_stopped_by = 0;
+			stop_when_tracees_have(sig);
+		}
 		if (placement_due)
 			placement_check();
-		for (int sig; (sig = signals_take_forward());)
-			forward_termination(sig);
+		for (int sig; (sig = signals_take_forward()) || (sig = signals_take_stop_forward());)
+			forward_signal(sig);
 		/* the statuses held (threads stopped for a patch, a batch) come first */
 		if (!held_status_pop(&tid, &status) && (tid = waitpid(-1, &status, __WALL)) > 0)
 			collect_pending();

@@ -24,12 +24,12 @@ bool restart_is_code(long ret)
 }
 
 /* The call nr at site will be entered again (when says how sure that is). */
-static void expect(struct thread *t, enum restart_state when, uint64_t site, long nr, bool reissue)
+static void expect(struct thread *t, enum restart_state when, uint64_t site, long nr, enum restart_cause cause)
 {
 	t->restart = when;
 	t->restart_site = site;
 	t->restart_nr = nr;
-	t->restart_is_reissue = reissue;
+	t->restart_cause = cause;
 }
 
 void restart_rule_signal(struct thread *t, long nr, long ret, uint64_t site, bool caught)
@@ -45,14 +45,20 @@ void restart_rule_signal(struct thread *t, long nr, long ret, uint64_t site, boo
 	}
 	/* Without a handler every restart code enters the call again; with one, it
 	 * depends on the code and SA_RESTART, which the handler's frame will show. */
-	expect(t, caught ? RESTART_IF_FRAME_SAYS : RESTART_NEXT, site, nr, false);
+	expect(t, caught ? RESTART_IF_FRAME_SAYS : RESTART_NEXT, site, nr, RESTART_BY_SIGNAL);
 }
 
-void restart_rule_interrupt(struct thread *t, long nr, long ret, uint64_t site, bool at_gate)
+void restart_rule_interrupt(struct thread *t, long nr, long ret, uint64_t site, bool at_gate, bool ours)
 {
-	/* calls through the gate restart there, untraced: not seen again */
+	bool same = t->restart == RESTART_NEXT && t->restart_site == site && t->restart_nr == nr;
+
+	/* calls through the gate restart there, untraced: not seen again. One our
+	 * interrupt alone makes enter its call again is no restart of the program's:
+	 * its entry is the same call, not counted in `restarted`, unless a signal's
+	 * restart of it is pending already (the stop that follows a group-stop's end
+	 * is reported as ours). */
 	if (nr >= 0 && restart_is_code(ret) && !at_gate)
-		expect(t, RESTART_NEXT, site, nr, false);
+		expect(t, RESTART_NEXT, site, nr, same ? t->restart_cause : ours ? RESTART_BY_INTERRUPT : RESTART_BY_SIGNAL);
 }
 
 bool restart_rule_frame(struct thread *t, long saved_rax, uint64_t rip_site, uint64_t before_rip_site)
@@ -108,7 +114,7 @@ void restart_note_interrupt(struct thread *t, bool ours)
 		regs.rip += 2;
 	}
 	restart_rule_interrupt(t, (long)regs.orig_rax, (long)regs.rax, site_of(t, regs.rip - 2),
-			       regs.rip == SYSTRACE_GATE_SYSCALL_IP);
+			       regs.rip == SYSTRACE_GATE_SYSCALL_IP, ours);
 }
 
 bool restart_note_sigreturn(struct thread *t, uint64_t stack_pointer)
@@ -129,7 +135,7 @@ bool restart_note_sigreturn(struct thread *t, uint64_t stack_pointer)
 
 void restart_expect_reissue(struct thread *t, uint64_t site, long raw_nr)
 {
-	expect(t, RESTART_NEXT, site, raw_nr, true);
+	expect(t, RESTART_NEXT, site, raw_nr, RESTART_BY_REISSUE);
 }
 
 bool restart_is_repeat(struct thread *t, uint64_t site, long raw_nr, bool is_restart_syscall)
@@ -137,6 +143,6 @@ bool restart_is_repeat(struct thread *t, uint64_t site, long raw_nr, bool is_res
 	if (t->restart != RESTART_NEXT)
 		return false;
 	t->restart = RESTART_NONE;
-	t->restart_is_reissue = false;
+	t->restart_cause = RESTART_BY_SIGNAL;
 	return site == t->restart_site && (raw_nr == t->restart_nr || is_restart_syscall);
 }

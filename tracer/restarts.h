@@ -50,8 +50,9 @@ bool restart_is_repeat(struct thread *t, uint64_t site, long raw_nr, bool is_res
  * the site of an address as as_site_of gives it. */
 /* At a signal-delivery stop; caught: the thread has a handler for the signal. */
 void restart_rule_signal(struct thread *t, long nr, long ret, uint64_t site, bool caught);
-/* At an interrupt or group stop (at_gate: the call was made through the gate). */
-void restart_rule_interrupt(struct thread *t, long nr, long ret, uint64_t site, bool at_gate);
+/* At an interrupt or group stop (at_gate: the call was made through the gate; ours:
+ * an interrupt of write_protocol.c). */
+void restart_rule_interrupt(struct thread *t, long nr, long ret, uint64_t site, bool at_gate, bool ours);
 /* At rt_sigreturn: the frame holds saved_rax and a rip whose site is rip_site, and
  * whose site two bytes back (the syscall it returns past) is before_rip_site. True
  * when the interrupted call returned EINTR. */

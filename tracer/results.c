@@ -58,6 +58,7 @@ static void resolve(struct thread *t, int64_t ret)
 {
 	count_result(t->img, site_table_find(&t->img->sites, t->result_site), t->result_index, ret);
 	t->result_wait = RESULT_NONE;
+	t->entry_seen = false;
 }
 
 void results_expect(struct thread *t, enum result_kind kind, int idx, uint64_t site, bool again)
@@ -82,6 +83,7 @@ void results_of_sigreturn(struct thread *t, int idx, uint64_t site, uint64_t sta
 	/* a call the handler interrupted is no longer waited for: the frame has said
 	 * whether it returned EINTR (results_interrupted) or is entered again */
 	t->result_wait = RESULT_NONE;
+	t->entry_seen = false; /* back in the program's code, without a stop */
 	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) == 8)
 		count_result(t->img, site_table_find(&t->img->sites, site), idx, rax);
 }

@@ -62,7 +62,11 @@ static void count_stub_error(struct thread *t, const struct patch *p, long nr)
  * through it (pthread_cancel, a C++ exception, a backtrace), then sees the program's
  * own code, which has unwind information; on return the frame logic (rt_sigreturn)
  * sends it back through the stub where needed. */
-static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs_struct *regs)
+/* to_restart: a thread with no handler to run, whose call the kernel will enter
+ * again, goes to the stub's own traced syscall instead of the site's: the kernel's
+ * restart (rip - 2) is then made there, where the tracer sees it as the restart it
+ * is and counts it once in `restarted` (in the gate it would go unseen). */
+static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs_struct *regs, bool to_restart)
 {
 	/* the gate's return address, then: from a stub whose number varies, the
 	 * number it pushed; under the log routine (gate_code.S), its mark, the number,
@@ -80,7 +84,7 @@ static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs
 		back = frame[5];
 		popped = sizeof(frame);
 	}
-	if (!(p = as_patch_of_stub(as, back)))
+	if (!(p = as_patch_of_stub(as, back)) || (to_restart && (logged || returned)))
 		return;
 	if (!logged && p->plan.nr < 0)
 		popped = 16;
@@ -100,7 +104,7 @@ static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs
 	if (logged)
 		regs->eflags = frame[4];
 	regs->rsp += popped + 128;
-	regs->rip = p->plan.site + 2;
+	regs->rip = to_restart ? p->stub.after : p->plan.site + 2;
 	ptrace(PTRACE_SETREGS, t->tid, 0, regs);
 }
 
@@ -161,7 +165,9 @@ void fixups_on_signal(struct thread *t, struct delivery *d, struct user_regs_str
 		return;
 	if (regs->rip == SYSTRACE_GATE_SYSCALL_IP) {
 		if (delivery_caught(d))
-			leave_gate(t, as, regs);
+			leave_gate(t, as, regs, false);
+		else if ((long)regs->orig_rax >= 0 && restart_is_code((int64_t)regs->rax))
+			leave_gate(t, as, regs, true);
 		return;
 	}
 	if ((p = as_patch_of_stub(as, regs->rip))) {
@@ -173,4 +179,14 @@ void fixups_on_signal(struct thread *t, struct delivery *d, struct user_regs_str
 		return;
 	}
 	ptrace(PTRACE_SETREGS, t->tid, 0, regs);
+}
+
+void fixups_on_group_stop(struct thread *t)
+{
+	struct user_regs_struct regs;
+	struct addr_space *as = t->img ? t->img->as : NULL;
+
+	if (as && as->npatched && ptrace(PTRACE_GETREGS, t->tid, 0, &regs) == 0
+	    && regs.rip == SYSTRACE_GATE_SYSCALL_IP && (long)regs.orig_rax >= 0 && restart_is_code((int64_t)regs.rax))
+		leave_gate(t, as, &regs, true);
 }

@@ -3,9 +3,10 @@
 #include <string.h>
 #include <unistd.h>
 
-volatile sig_atomic_t signals_stop_requested;
 volatile sig_atomic_t signals_give_up;
 volatile sig_atomic_t signals_last_termination;
+volatile sig_atomic_t signals_job_stop;
+volatile sig_atomic_t signals_job_stop_forwarded;
 
 static const int termination_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 static const int stop_signals[] = { SIGTSTP, SIGTTIN, SIGTTOU };
@@ -28,9 +29,19 @@ static void on_termination(int sig, siginfo_t *info, void *context)
 		signals_give_up = 1;
 }
 
-static void on_stop(int sig)
+/* A job-control stop is the command's to take: the terminal's (si_code SI_KERNEL)
+ * reached the command too, which stops or not as it would natively (ignored,
+ * handled); one sent to systrace alone is passed on. systrace stops once the
+ * command has (events.c), and only for a signal it received itself: a stop sent to
+ * the command alone (kill -STOP PID) is continued the same way, which a stopped
+ * systrace would not see. */
+static void on_stop(int sig, siginfo_t *info, void *context)
 {
-	signals_stop_requested = sig;
+	(void)context;
+	signals_job_stop = sig;
+	signals_job_stop_forwarded = info->si_code != SI_KERNEL;
+	if (info->si_code != SI_KERNEL)
+		to_forward[sig] = 1;
 }
 
 void signals_setup(void)
@@ -48,10 +59,10 @@ void signals_setup(void)
 	sa.sa_sigaction = on_termination;
 	for (size_t i = 0; i < COUNT(termination_signals); i++)
 		sigaction(termination_signals[i], &sa, NULL);
-	sa.sa_flags = 0;
-	sa.sa_handler = on_stop;
+	sa.sa_sigaction = on_stop;
 	for (size_t i = 0; i < COUNT(stop_signals); i++)
 		sigaction(stop_signals[i], &sa, NULL);
+	sa.sa_flags = 0;
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
 }
@@ -64,25 +75,31 @@ void signals_restore_inherited(void)
 	sigprocmask(SIG_SETMASK, &inherited_mask, NULL);
 }
 
-int signals_take_forward(void)
+static int take(const int *sigs, size_t n)
 {
-	for (size_t i = 0; i < COUNT(termination_signals); i++) {
-		int sig = termination_signals[i];
-
-		if (to_forward[sig]) {
-			to_forward[sig] = 0;
-			return sig;
+	for (size_t i = 0; i < n; i++) {
+		if (to_forward[sigs[i]]) {
+			to_forward[sigs[i]] = 0;
+			return sigs[i];
 		}
 	}
 	return 0;
 }
 
-void signals_stop_self(void)
+int signals_take_forward(void)
 {
-	int sig = signals_stop_requested;
+	return take(termination_signals, COUNT(termination_signals));
+}
+
+int signals_take_stop_forward(void)
+{
+	return take(stop_signals, COUNT(stop_signals));
+}
+
+void signals_stop_self(int sig)
+{
 	struct sigaction dfl, mine;
 
-	signals_stop_requested = 0;
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	sigaction(sig, &dfl, &mine);

@@ -1,7 +1,7 @@
 /* systrace's own signals: termination requests are passed on to the traced command
- * (whose counts are then written completely), job-control stops stop systrace only
- * once its tracees have taken theirs, and the command starts with the signal state
- * systrace was given. */
+ * (whose counts are then written completely), job-control stops are the command's
+ * (systrace stops when the command does, after its tracees have taken theirs), and
+ * the command starts with the signal state systrace was given. */
 #ifndef SYSTRACE_SIGNALS_H
 #define SYSTRACE_SIGNALS_H
 
@@ -14,14 +14,18 @@ void signals_setup(void);
 void signals_restore_inherited(void);
 /* A termination request sent to systrace and not passed on yet, or 0. */
 int signals_take_forward(void);
+/* The same for a job-control stop (SIGTSTP, SIGTTIN, SIGTTOU) sent to systrace
+ * alone: the command's to take. */
+int signals_take_stop_forward(void);
 
 /* Set by the handlers, read by the event loop. */
-extern volatile sig_atomic_t signals_stop_requested;  /* SIGTSTP, SIGTTIN or SIGTTOU */
 extern volatile sig_atomic_t signals_give_up;         /* a third termination request */
 extern volatile sig_atomic_t signals_last_termination;
+extern volatile sig_atomic_t signals_job_stop;           /* the last SIGTSTP, SIGTTIN or SIGTTOU */
+extern volatile sig_atomic_t signals_job_stop_forwarded; /* it was sent to systrace alone */
 
-/* Stops systrace with the requested job-control signal, as a shell expects; returns
- * when it is continued. */
-void signals_stop_self(void);
+/* Stops systrace with sig, as a shell expects of a job whose command stopped;
+ * returns when it is continued. */
+void signals_stop_self(int sig);
 
 #endif

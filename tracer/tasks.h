@@ -63,9 +63,18 @@ struct thread {
 	/* A syscall a signal interrupted: when the kernel restarts it, the second entry
 	 * is the same call and is not counted again. */
 	enum restart_state { RESTART_NONE, RESTART_NEXT, RESTART_IF_FRAME_SAYS } restart;
-	bool restart_is_reissue;       /* the pending entry is patching.c's (not the kernel's) */
+	enum restart_cause {
+		RESTART_BY_SIGNAL,    /* the kernel's, after a signal: counted in `restarted` */
+		RESTART_BY_INTERRUPT, /* the kernel's, after our PTRACE_INTERRUPT alone: not
+		                         the program's (natively nothing stopped it) */
+		RESTART_BY_REISSUE,   /* patching.c put the call back (restart_expect_reissue) */
+	} restart_cause;
 	uint64_t restart_site;
 	long restart_nr;
+	/* Its last seccomp stop was seen, and it may still be in that call (results.c
+	 * clears it once the call's end is known): at its exit event, a call it is
+	 * in is then not one whose stop went unseen (events.c, count_unseen_entry). */
+	bool entry_seen;
 	/* A ptraced call whose result is still to come, for its error (results.h) */
 	enum result_wait {
 		RESULT_NONE,

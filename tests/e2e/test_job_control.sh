@@ -4,8 +4,12 @@
 # (a tick every 50 ms), press Ctrl-Z after a few ticks: the shell reports the job
 # stopped and no tick appears while it is stopped; `fg`: the ticks resume, the
 # program finishes ("ticks done"), the status is 0 and the CSV files are complete
-# (summary.csv, the ticks row with exit:0, consistent). Every wait is bounded; on
-# failure the terminal transcript is printed and the session's processes are killed.
+# (summary.csv, the ticks row with exit:0, consistent). Then, as natively: Ctrl-Z on a
+# program that ignores SIGTSTP, and on one that handles it, stops nothing (it
+# finishes, status 0, no "Stopped"); a background `cat` (SIGTTIN) and a background
+# writer under `stty tostop` (SIGTTOU) stop (`jobs` says "Stopped") and go on
+# after `fg`. Every wait is bounded; on failure the terminal transcript is printed and
+# the session's processes are killed.
 . "$(dirname "$0")/lib.sh"
 export E2E_DIR
 
@@ -98,6 +102,74 @@ try:
         problems.extend(csvtool.check_consistency(outdir))
     except csvtool.CheckError as e:
         problems.append(f"the CSV files are not complete: {e}")
+
+    # Ctrl-Z on a command that ignores or handles SIGTSTP: natively nothing stops,
+    # so nothing may stop under systrace (in-process path and --patch=off)
+    for how, mode in (("ignore", "--patch=off"), ("handle", "")):
+        mark = sh.mark()
+        send(f"{systrace} {mode} -o {outdir}-{how} -- {programs}/ticks 30 50 {how}\n")
+        if not expect(r"^tick 5\r?$", 60, mark):
+            problems.append(f"{how}: no 'tick 5' within 60 s of starting systrace")
+            done(False)
+        send("\x1a")
+        if how == "handle" and not expect(r"caught SIGTSTP\r?$", 20, mark):
+            problems.append("handle: the program's SIGTSTP handler did not run within 20 s of Ctrl-Z")
+        if not expect(r"^ticks done\r?$", 60, mark) or not expect(r"PROMPT> ", 30, mark):
+            problems.append(f"{how}: after Ctrl-Z the program did not finish within 60 s (the job stopped?)")
+            done(False)
+        rc = sh.status()
+        if re.search(r"Stopped|stopped|Suspended", sh.text(mark)):
+            problems.append(f"{how}: the shell reported the job stopped, natively nothing stops")
+        if rc != 0:
+            problems.append(f"{how}: status {rc}, expected 0")
+        print(f"SIGTSTP {how}d ({mode or 'default mode'}): not stopped, status {rc}")
+
+    # A background job that reads the terminal (SIGTTIN) or writes to it with tostop
+    # (SIGTTOU) stops, as natively; fg lets it go on
+    def stopped_in_background(what, kind, command):
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            mark = sh.run("jobs", 10)
+            if mark is not None and re.search(r"Stopped.*" + re.escape(command), sh.text(mark)):
+                return True
+            sh.drain(0.3)
+        problems.append(f"{what}: `jobs` never showed the background job ({kind}) stopped within 30 s")
+        return False
+
+    mark = sh.mark()
+    if sh.run(f"{systrace} -o {outdir}-ttin -- cat &", 20) is None or not stopped_in_background("SIGTTIN", "tty input", "-- cat"):
+        done(False)
+    mark = sh.mark()
+    send("fg\n")
+    sh.drain(0.5)
+    send("typed to cat\n")
+    # the terminal's echo of the line, then cat's copy of it
+    if not expect(r"^typed to cat\r?\n(?:[^\n]*\n)*?typed to cat\r?$", 20, mark):
+        problems.append("SIGTTIN: after fg, cat did not copy the typed line within 20 s")
+    send("\x04")
+    if not expect(r"PROMPT> ", 30, mark):
+        problems.append("SIGTTIN: no prompt within 30 s of Ctrl-D to cat")
+        done(False)
+    rc = sh.status()
+    if rc != 0:
+        problems.append(f"SIGTTIN: status {rc} after fg and Ctrl-D, expected 0")
+    print(f"SIGTTIN: stopped in the background, went on after fg, status {rc}")
+
+    if sh.run("stty tostop", 10) is None:
+        problems.append("stty tostop gave no prompt back")
+        done(False)
+    if sh.run(f"{systrace} -o {outdir}-ttou -- {programs}/ticks 3 10 &", 20) is None or not stopped_in_background("SIGTTOU", "tty output", "ticks 3 10"):
+        done(False)
+    mark = sh.mark()
+    send("fg\n")
+    if not expect(r"^ticks done\r?$", 60, mark) or not expect(r"PROMPT> ", 30, mark):
+        problems.append("SIGTTOU: after fg the program did not finish within 60 s")
+        done(False)
+    rc = sh.status()
+    if rc != 0:
+        problems.append(f"SIGTTOU: status {rc} after fg, expected 0")
+    print(f"SIGTTOU: stopped in the background, finished after fg, status {rc}")
+    sh.run("stty -tostop", 10)
     send("exit\n")
     done(not problems)
 except SystemExit:

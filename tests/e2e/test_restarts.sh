@@ -4,6 +4,7 @@
 # both): systrace counts it once, and reports the restarts in the `restarted` column.
 # See tests/programs/restarts.c for the five cases and the counts by construction;
 # SIGCHLD is left unblocked, so the wait4 count must hold whatever the timing.
+# restarts_in_gate: calls restarted while in-process, in both modes.
 . "$(dirname "$0")/lib.sh"
 for round in 1 2 3; do
 	D=$TMPDIR/restarts$round
@@ -24,5 +25,24 @@ for round in 1 2 3; do
 	restarted=$(python3 -c 'import csv,sys; print(sum(int(r["restarted"]) for r in csv.DictReader(open(sys.argv[1], newline=""))))' "$D/processes.csv")
 	[ "$restarted" -ge 4 ] || check_problem "restarts round $round: restarted = $restarted, expected at least 4"
 	csvtool consistency "$D" || check_problem "restarts round $round: CSV files inconsistent"
+done
+
+# Restarted in-process (through the gate, where no stop sees the second entry): each
+# counted once in `restarted`, as on the ptrace path; see
+# tests/programs/restarts_in_gate.c (exactly 4 restarts, readv 6).
+for mode in safe off; do
+	D=$TMPDIR/restarts_in_gate_$mode
+	st_run_mode "$mode" "$D" "$PROGRAMS/restarts_in_gate"
+	if [ "$ST_STATUS" -ne 0 ]; then
+		check_problem "restarts_in_gate (--patch=$mode) exited $ST_STATUS, expected 0"
+		st_show_err "$D"
+		continue
+	fi
+	expect_count "$D" x86_64 readv 6 "restarts_in_gate --patch=$mode"
+	expect_count "$D" x86_64 restart_syscall 0 "restarts_in_gate --patch=$mode"
+	require_file "$D/processes.csv" "restarts_in_gate --patch=$mode" || continue
+	restarted=$(python3 -c 'import csv,sys; print(sum(int(r["restarted"]) for r in csv.DictReader(open(sys.argv[1], newline=""))))' "$D/processes.csv")
+	[ "$restarted" -eq 4 ] || check_problem "restarts_in_gate --patch=$mode: restarted = $restarted, expected 4"
+	csvtool consistency "$D" --any-mode || check_problem "restarts_in_gate --patch=$mode: CSV files inconsistent"
 done
 finish

@@ -14,7 +14,7 @@ struct pending {
 	int restart;
 	uint64_t site;
 	long nr;
-	bool reissue;
+	enum restart_cause cause;
 };
 
 static void assert_pending(const struct thread *t, struct pending want)
@@ -22,14 +22,14 @@ static void assert_pending(const struct thread *t, struct pending want)
 	ck_assert_int_eq(t->restart, want.restart);
 	ck_assert_uint_eq(t->restart_site, want.site);
 	ck_assert_int_eq(t->restart_nr, want.nr);
-	ck_assert_int_eq(t->restart_is_reissue, want.reissue);
+	ck_assert_int_eq(t->restart_cause, want.cause);
 }
 
 /* Taken: the next entry is a call, whatever the one before was. */
 static void assert_taken(const struct thread *t)
 {
 	ck_assert_int_eq(t->restart, RESTART_NONE);
-	ck_assert(!t->restart_is_reissue);
+	ck_assert_int_eq(t->restart_cause, RESTART_BY_SIGNAL);
 }
 
 static struct thread with_pending(int restart)
@@ -72,10 +72,26 @@ START_TEST(a_restart_code_is_entered_again)
 		struct thread sig = starts[i], stop = starts[i];
 
 		restart_rule_signal(&sig, NR, -512, SITE, false);
-		restart_rule_interrupt(&stop, SYS_poll, -514, SITE, false);
-		assert_pending(&sig, (struct pending){ RESTART_NEXT, SITE, NR, false });
-		assert_pending(&stop, (struct pending){ RESTART_NEXT, SITE, SYS_poll, false });
+		restart_rule_interrupt(&stop, SYS_poll, -514, SITE, false, false);
+		assert_pending(&sig, (struct pending){ RESTART_NEXT, SITE, NR, RESTART_BY_SIGNAL });
+		assert_pending(&stop, (struct pending){ RESTART_NEXT, SITE, SYS_poll, RESTART_BY_SIGNAL });
 	}
+}
+END_TEST
+
+/* A call our interrupt alone made enter again is the same call, but no restart of
+ * the program's (not counted in `restarted`); one a signal's stop had
+ * already left to restart stays a restart at the interrupt reported after it. */
+START_TEST(our_interrupt_is_no_restart_of_the_program)
+{
+	struct thread ours = { 0 }, signalled = { 0 };
+
+	restart_rule_interrupt(&ours, SYS_poll, -514, SITE, false, true);
+	assert_pending(&ours, (struct pending){ RESTART_NEXT, SITE, SYS_poll, RESTART_BY_INTERRUPT });
+	ck_assert(restart_is_repeat(&ours, SITE, SYS_poll, false));
+	restart_rule_interrupt(&signalled, SYS_poll, -514, SITE, false, false);
+	restart_rule_interrupt(&signalled, SYS_poll, -514, SITE, false, true);
+	assert_pending(&signalled, (struct pending){ RESTART_NEXT, SITE, SYS_poll, RESTART_BY_SIGNAL });
 }
 END_TEST
 
@@ -100,9 +116,9 @@ START_TEST(a_caught_signal_lets_the_frame_decide)
 	struct thread t = { 0 };
 
 	restart_rule_signal(&t, NR, -512, SITE, true);
-	assert_pending(&t, (struct pending){ RESTART_IF_FRAME_SAYS, SITE, NR, false });
+	assert_pending(&t, (struct pending){ RESTART_IF_FRAME_SAYS, SITE, NR, RESTART_BY_SIGNAL });
 	restart_rule_frame(&t, c->saved_rax, c->rip_site, c->before_rip_site);
-	assert_pending(&t, (struct pending){ c->after, SITE, NR, false });
+	assert_pending(&t, (struct pending){ c->after, SITE, NR, RESTART_BY_SIGNAL });
 }
 END_TEST
 
@@ -112,8 +128,8 @@ START_TEST(a_frame_matters_only_while_one_is_awaited)
 
 	restart_rule_frame(&none, -EINTR, OTHER, SITE);
 	restart_rule_frame(&next, -EINTR, OTHER, SITE);
-	assert_pending(&none, (struct pending){ RESTART_NONE, 0, 0, false });
-	assert_pending(&next, (struct pending){ RESTART_NEXT, SITE, NR, false });
+	assert_pending(&none, (struct pending){ RESTART_NONE, 0, 0, RESTART_BY_SIGNAL });
+	assert_pending(&next, (struct pending){ RESTART_NEXT, SITE, NR, RESTART_BY_SIGNAL });
 }
 END_TEST
 
@@ -141,7 +157,7 @@ START_TEST(a_signal_outside_a_restartable_call)
 	struct thread t = with_pending(c->before);
 
 	restart_rule_signal(&t, c->nr, c->ret, OTHER, c->caught);
-	assert_pending(&t, (struct pending){ c->after, SITE, NR, false });
+	assert_pending(&t, (struct pending){ c->after, SITE, NR, RESTART_BY_SIGNAL });
 }
 END_TEST
 
@@ -160,10 +176,10 @@ START_TEST(an_interrupt_that_restarts_nothing_here)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct thread none = { 0 }, next = with_pending(RESTART_NEXT);
 
-		restart_rule_interrupt(&none, cases[i].nr, cases[i].ret, OTHER, cases[i].at_gate);
-		restart_rule_interrupt(&next, cases[i].nr, cases[i].ret, OTHER, cases[i].at_gate);
-		assert_pending(&none, (struct pending){ RESTART_NONE, 0, 0, false });
-		assert_pending(&next, (struct pending){ RESTART_NEXT, SITE, NR, false });
+		restart_rule_interrupt(&none, cases[i].nr, cases[i].ret, OTHER, cases[i].at_gate, false);
+		restart_rule_interrupt(&next, cases[i].nr, cases[i].ret, OTHER, cases[i].at_gate, true);
+		assert_pending(&none, (struct pending){ RESTART_NONE, 0, 0, RESTART_BY_SIGNAL });
+		assert_pending(&next, (struct pending){ RESTART_NEXT, SITE, NR, RESTART_BY_SIGNAL });
 	}
 }
 END_TEST
@@ -200,7 +216,7 @@ START_TEST(no_repeat_while_the_frame_has_not_said)
 	ck_assert(!restart_is_repeat(&none, 0, 0, false));
 	/* the handler's own calls come first, even one like the interrupted call */
 	ck_assert(!restart_is_repeat(&frame, SITE, NR, false));
-	assert_pending(&frame, (struct pending){ RESTART_IF_FRAME_SAYS, SITE, NR, false });
+	assert_pending(&frame, (struct pending){ RESTART_IF_FRAME_SAYS, SITE, NR, RESTART_BY_SIGNAL });
 }
 END_TEST
 
@@ -209,7 +225,7 @@ START_TEST(a_reissue_is_marked)
 	struct thread t = { 0 };
 
 	restart_expect_reissue(&t, SITE, SYS_read);
-	assert_pending(&t, (struct pending){ RESTART_NEXT, SITE, SYS_read, true });
+	assert_pending(&t, (struct pending){ RESTART_NEXT, SITE, SYS_read, RESTART_BY_REISSUE });
 	ck_assert(restart_is_repeat(&t, SITE, SYS_read, false));
 	assert_taken(&t);
 }
@@ -222,9 +238,9 @@ START_TEST(a_reissue_survives_a_handler_that_returns_to_it)
 	restart_expect_reissue(&t, SITE, SYS_read);
 	/* a caught signal before the call is entered again, outside a syscall */
 	restart_rule_signal(&t, -1, SYS_read, OTHER, true);
-	assert_pending(&t, (struct pending){ RESTART_IF_FRAME_SAYS, SITE, SYS_read, true });
+	assert_pending(&t, (struct pending){ RESTART_IF_FRAME_SAYS, SITE, SYS_read, RESTART_BY_REISSUE });
 	restart_rule_frame(&t, SYS_read, SITE, OTHER);
-	assert_pending(&t, (struct pending){ RESTART_NEXT, SITE, SYS_read, true });
+	assert_pending(&t, (struct pending){ RESTART_NEXT, SITE, SYS_read, RESTART_BY_REISSUE });
 	ck_assert(restart_is_repeat(&t, SITE, SYS_read, false));
 	assert_taken(&t);
 }
@@ -233,7 +249,8 @@ END_TEST
 Suite *restarts_suite(void)
 {
 	return tables_suite("restarts", (const TTest *const[]){
-		only_the_four_restart_codes, a_restart_code_is_entered_again, a_frame_matters_only_while_one_is_awaited,
+		only_the_four_restart_codes, a_restart_code_is_entered_again, our_interrupt_is_no_restart_of_the_program,
+		a_frame_matters_only_while_one_is_awaited,
 		an_interrupt_that_restarts_nothing_here, no_repeat_while_the_frame_has_not_said, a_reissue_is_marked,
 		a_reissue_survives_a_handler_that_returns_to_it, NULL }, (const struct table_test[]){
 		{ a_caught_signal_lets_the_frame_decide, TABLE_ROWS(frame_cases) },

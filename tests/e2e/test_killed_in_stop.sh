@@ -1,0 +1,20 @@
+#!/bin/sh
+# A thread killed by another thread's exit_group while its call's seccomp stop waits
+# for the tracer: the kernel drops that stop, and the call is still counted, once (at
+# the thread's exit event; tests/programs/exit_in_stop.c): 20 thread exits, by
+# construction, in the default mode and with --patch=off (strace -f -c cannot say:
+# it counts calls at their return). Before: 12 to 18 of 20.
+. "$(dirname "$0")/lib.sh"
+for mode in default off; do
+	D=$TMPDIR/exit_in_stop_$mode
+	st_run_mode "$mode" "$D" "$PROGRAMS/exit_in_stop"
+	if [ "$ST_STATUS" -ne 0 ]; then
+		check_problem "exit_in_stop ($mode) exited $ST_STATUS, expected 0"
+		st_show_err "$D"
+		continue
+	fi
+	expect_count "$D" x86_64 exit 20 "exit_in_stop ($mode)"
+	expect_count "$D" x86_64 exit_group 21 "exit_in_stop ($mode)"
+	csvtool consistency "$D" --any-mode || check_problem "exit_in_stop ($mode): CSV files inconsistent"
+done
+finish

@@ -1,0 +1,156 @@
+/* Calls restarted by the kernel while they run in-process, through the gate, where
+ * no stop sees the second entry: each must still be counted in `restarted`, once, as
+ * on the ptrace path. Each readv site is warmed up first (its first call stops and
+ * gets it patched), then:
+ *  A. twice: the main thread blocks in readv on a pipe, a child exits (SIGCHLD, no
+ *     handler: natively discarded, under ptrace delivered and the call restarted),
+ *     and a second child writes once the parent took the signal and is blocked
+ *     again: one restart each;
+ *  B. the main thread and a second thread block in readv on a pipe each, a child
+ *     stops the process (SIGSTOP: one thread has the delivery stop, the other only
+ *     a group-stop) and continues it, then writes both bytes once both are blocked
+ *     again: one restart each.
+ * SIGCHLD is blocked while children are reaped, and through B (the stop's child
+ * exits while the threads join), so no other call is interrupted; SIGCONT, delivered
+ * under ptrace, is taken by a thread still in the stop, before its restart.
+ * Restarts: exactly 4. Calls: readv 6 (4 in the main thread, 2 in the second);
+ * exits 0 when every readv returned its byte. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "blocked_in.h"
+
+static int pipe_a[2], pipe_b[2];
+static pid_t parent, second_tid;
+
+static int readv_byte(int fd)
+{
+	char c;
+	struct iovec iov = { &c, 1 };
+
+	return readv(fd, &iov, 1) == 1;
+}
+
+/* polls every millisecond until pid has nothing pending (SigPnd, ShdPnd) */
+static void until_nothing_pending(pid_t pid)
+{
+	char path[64], buf[4096], *p;
+	struct timespec ms = { 0, 1000 * 1000 };
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	for (;;) {
+		unsigned long long mask = 0;
+		int fd = open(path, O_RDONLY);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+		if (fd >= 0)
+			close(fd);
+		buf[n > 0 ? n : 0] = 0;
+		for (p = buf; (p = strstr(p, "Pnd:")); p += 4)
+			mask |= strtoull(p + 4, NULL, 16);
+		if (n > 0 && !mask)
+			return;
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &ms, NULL);
+	}
+}
+
+static void reap(pid_t pid)
+{
+	sigset_t chld, old;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
+	waitpid(pid, NULL, 0);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+static int stat_of(pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)parent, (int)tid);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+static void *second(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&second_tid, gettid(), __ATOMIC_SEQ_CST);
+	return (void *)(long)(readv_byte(pipe_b[0]) && readv_byte(pipe_b[0]));
+}
+
+/* A: a child that exits once the parent blocks, and one that writes after */
+static int case_sigchld(void)
+{
+	pid_t a = fork(), b;
+
+	if (a == 0) {
+		wait_state(stat_of(parent), "S");
+		_exit(0);
+	}
+	if ((b = fork()) == 0) {
+		int stat = stat_of(parent), stat_a = proc_stat_open(a, 0);
+
+		wait_state(stat_a, "Z"); /* its SIGCHLD sent */
+		until_nothing_pending(parent);
+		wait_state(stat, "S");
+		_exit(write(pipe_a[1], "x", 1) == 1 ? 0 : 1);
+	}
+	int ok = readv_byte(pipe_a[0]);
+
+	reap(a);
+	reap(b);
+	return ok;
+}
+
+int main(void)
+{
+	pthread_t t;
+	sigset_t chld;
+	void *second_ok;
+	pid_t c;
+	int ok = 1;
+
+	parent = getpid();
+	if (pipe(pipe_a) < 0 || pipe(pipe_b) < 0)
+		return 2;
+	/* warm-up: each readv site's first call (the second thread's is the same) */
+	if (write(pipe_a[1], "w", 1) != 1 || !readv_byte(pipe_a[0]))
+		return 2;
+	ok &= case_sigchld();
+	ok &= case_sigchld();
+
+	/* B: both threads blocked, the process stopped and continued */
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL); /* the second thread's too */
+	if (write(pipe_b[1], "w", 1) != 1 || pthread_create(&t, NULL, second, NULL) != 0)
+		return 2;
+	while (!__atomic_load_n(&second_tid, __ATOMIC_SEQ_CST))
+		sched_yield();
+	if ((c = fork()) == 0) {
+		int main_stat = stat_of(parent), second_stat = stat_of(second_tid);
+
+		wait_state(main_stat, "S");
+		wait_state(second_stat, "S");
+		kill(parent, SIGSTOP);
+		wait_state(main_stat, "Tt"); /* stopped (t: under a tracer) */
+		wait_state(second_stat, "Tt");
+		kill(parent, SIGCONT);
+		until_nothing_pending(parent);
+		wait_state(main_stat, "S");
+		wait_state(second_stat, "S");
+		_exit(write(pipe_a[1], "x", 1) == 1 && write(pipe_b[1], "x", 1) == 1 ? 0 : 1);
+	}
+	ok &= readv_byte(pipe_a[0]);
+	ok &= pthread_join(t, &second_ok) == 0 && second_ok;
+	reap(c);
+	return ok ? 0 : 1;
+}
