@@ -69,6 +69,12 @@ void results_expect(struct thread *t, enum result_kind kind, int idx, uint64_t s
 			t->result_wait = RESULT_EXPECTED;
 		return;
 	}
+	/* restart_syscall entered at the stub's traced syscall for an in-process call
+	 * a stop left (signal_fixups.c, leave_gate): the call's, as its count is */
+	if (again && idx == syscall_index(ABI_X86_64, SYS_restart_syscall) && t->left_gate_site == site) {
+		idx = t->left_gate_index;
+		t->left_gate_site = 0;
+	}
 	t->result_index = idx;
 	t->result_site = site;
 	t->result_wait = kind == RESULT_OF_CALL ? RESULT_EXPECTED : kind == RESULT_OF_CREATION ? RESULT_BY_EVENT
