@@ -206,16 +206,25 @@ st_show_err() {
 	sed 's/^/    | /' "$1.err" | head -40
 }
 
-# st_run_clean NAME DIR CMD [ARG...]: runs CMD under the default mode into DIR and
-# records a problem (with systrace's stderr) unless it exits 0 as it does natively.
+# st_run_ok MODE NAME DIR CMD [ARG...]: st_run_mode MODE DIR CMD..., then records a
+# problem (with systrace's stderr) and returns 1 unless CMD exited 0 as it does
+# natively.
+st_run_ok() {
+	_ok_mode=$1
+	_ok_name=$2
+	shift 2
+	st_run_mode "$_ok_mode" "$@"
+	[ "$ST_STATUS" -eq 0 ] && return 0
+	check_problem "$_ok_name under --patch=$_ok_mode exited $ST_STATUS (natively 0)"
+	st_show_err "$1"
+	return 1
+}
+
+# st_run_clean NAME DIR CMD [ARG...]: st_run_ok in the default mode.
 st_run_clean() {
-	_name=$1
+	_clean_name=$1
 	shift
-	st_run_mode default "$@"
-	if [ "$ST_STATUS" -ne 0 ]; then
-		check_problem "$_name under the default mode exited $ST_STATUS (natively 0)"
-		st_show_err "$1"
-	fi
+	st_run_ok default "$_clean_name" "$@"
 }
 
 # strace_count FILE CMD [ARG...]: `strace -f -c -U name,calls -o FILE CMD...`; the

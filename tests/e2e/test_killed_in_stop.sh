@@ -7,12 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 for mode in default off; do
 	D=$TMPDIR/exit_in_stop_$mode
-	st_run_mode "$mode" "$D" "$PROGRAMS/exit_in_stop"
-	if [ "$ST_STATUS" -ne 0 ]; then
-		check_problem "exit_in_stop ($mode) exited $ST_STATUS, expected 0"
-		st_show_err "$D"
-		continue
-	fi
+	st_run_ok "$mode" exit_in_stop "$D" "$PROGRAMS/exit_in_stop" || continue
 	expect_count "$D" x86_64 exit 20 "exit_in_stop ($mode)"
 	expect_count "$D" x86_64 exit_group 21 "exit_in_stop ($mode)"
 	csvtool consistency "$D" --any-mode || check_problem "exit_in_stop ($mode): CSV files inconsistent"

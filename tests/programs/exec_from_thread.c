@@ -1,8 +1,10 @@
 /* A thread that is not the leader calls execve of getppid_loop 33 (argv[1], default:
- * the getppid_loop beside this program). Before that it makes 3 gettid calls. The
- * main thread spins without syscalls until the exec replaces it (bounded by the
- * TSC: after about 10^11 cycles it gives up and exits 3), so the counts do not depend
- * on timing. */
+ * the getppid_loop beside this program). Before that it makes 3 gettid calls, once
+ * pthread_create has returned in the main thread (whose last rt_sigprocmask a quick
+ * exec would otherwise kill it inside: counted at its entry by systrace, not at all
+ * by strace -c). The main thread then spins without syscalls until the exec replaces
+ * it (bounded by the TSC: after about 10^11 cycles it gives up and exits 3), so the
+ * counts do not depend on timing. */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <pthread.h>
@@ -13,10 +15,13 @@
 #include <x86intrin.h>
 
 static char path[PATH_MAX];
+static int created;
 
 static void *worker(void *arg)
 {
 	(void)arg;
+	while (!__atomic_load_n(&created, __ATOMIC_ACQUIRE))
+		_mm_pause();
 	for (int i = 0; i < 3; i++)
 		syscall(SYS_gettid);
 	char *args[] = { path, "33", NULL };
@@ -40,6 +45,7 @@ int main(int argc, char **argv)
 	pthread_t t;
 	if (pthread_create(&t, NULL, worker, NULL) != 0)
 		return 2;
+	__atomic_store_n(&created, 1, __ATOMIC_RELEASE);
 	unsigned long long start = __rdtsc();
 	while (__rdtsc() - start < 100000000000ULL)
 		_mm_pause();
