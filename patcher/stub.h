@@ -27,7 +27,10 @@
  *     movb $1,%gs:errors_seen
  *   1: popfq                                           the flags of the syscall
  *   (with log_call: no count triples and no errors, and push $site_counter ;
- *   movabs $log_call,%r11 ; call *%r11, for both: the log holds the results)
+ *   movabs $log_call,%r11 ; call *%r11, for both: the log holds the results;
+ *   with time_call: the same counts and errors, and push $site_time ;
+ *   movabs $time_call,%r11 ; call *%r11 instead of the gate's: the routine times
+ *   the call, tracer/gate_code.S)
  *   run-time number (plan->nr == -1):
  *     lea -128(%rsp),%rsp ; pushfq
  *     cmp $nr_limit,%rax ; jae slow_pop                numbers >= nr_limit,
@@ -75,7 +78,9 @@
 #define STUB_MAX_LEN 512
 /* How far below the program's rsp a call through a stub writes: the stub's red-zone
  * step and pushes, the gate's return address, and under --log the log routine's
- * frame and its flush's pushes (tracer/gate_code.S), 192 bytes at most. */
+ * frame and its flush's pushes (tracer/gate_code.S), 192 bytes at most; under --time
+ * the time routine's frame, 184 at most (128, the number, site_time, the call, rdx,
+ * the number, the start, the gate's return). */
 #define STUB_STACK_DEPTH 192
 /* count triples in a stub: the site's and the number's calls, then their errors */
 #define STUB_MAX_COUNTS 4
@@ -109,6 +114,11 @@ struct stub_config {
 	                              of the gate with site_counter pushed (it returns
 	                              with `ret $8`), and no counting in the stub (the
 	                              tracer counts the log's entries); 0 without */
+	uint64_t time_call;        /* with --time (not with log_call): the gate's time
+	                              routine, called instead of the gate with site_time
+	                              pushed (it returns with `ret $8`, r11 the syscall's
+	                              flags); the stub counts as without it; 0 without */
+	int32_t site_time;         /* the displacement of this site's ticks (with time_call) */
 };
 
 struct stub_layout {
