@@ -29,14 +29,15 @@ GEN_SRC     := $(BUILD)/gen/syscall_table.c
 # what build/systrace links besides tracer/main.c: no analyses/
 LIB_SRC     := $(COMMON_SRC) $(STATS_SRC) $(PATCHER_SRC) $(filter-out tracer/main.c,$(TRACER_SRC))
 UNIT_SRC    := $(wildcard tests/unit/*.c)
-PROGRAM_SRC := $(filter-out %_preload.c,$(wildcard tests/programs/*.c))
-PRELOAD_SRC := $(wildcard tests/programs/*_preload.c)
+PROGRAM_SRC := $(filter-out %_preload.c %_dso.c,$(wildcard tests/programs/*.c))
+# shared objects: preloaded ones, and ones a program loads itself (dlopen)
+PRELOAD_SRC := $(wildcard tests/programs/*_preload.c tests/programs/*_dso.c)
 PROGRAMS    := $(PROGRAM_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%) \
 	       $(PRELOAD_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%.so)
 
 obj = $(addprefix $(BUILD)/$(1)/,$(addsuffix .o,$(basename $(2))))
 
-.PHONY: all deps check check-static check-unit check-e2e stress install clean demo bench bench-inprocess bench-log2csv programs fuzz fuzz-deps
+.PHONY: all deps check check-static check-unit check-e2e check-real stress install clean demo bench bench-inprocess bench-log2csv programs fuzz fuzz-deps
 all: $(BUILD)/systrace $(BUILD)/libsystrace.so $(BUILD)/systrace-stats
 
 # Install missing dependencies once (apt-get; see scripts/install-deps.sh).
@@ -113,6 +114,12 @@ check-unit: $(BUILD)/unit-tests $(BUILD)/asan/unit-tests
 	$(BUILD)/asan/unit-tests
 check-e2e: $(BUILD)/systrace $(BUILD)/asan/systrace $(BUILD)/libsystrace.so $(BUILD)/asan/libsystrace.so $(BUILD)/asan/systrace-stats $(PROGRAMS)
 	sh tests/e2e/run-all.sh $(BUILD)
+
+# real programs (CPython's tests, git, xz, sort, libiberty, an interactive bash) under
+# systrace against native runs and perf's counts (tests/real/run.sh; about 8.5 minutes)
+check-real: $(BUILD)/systrace $(BUILD)/libsystrace.so
+	sh scripts/install-deps.sh real
+	sh tests/real/run.sh $(BUILD)
 
 # the ASan build of systrace finds the library next to itself
 $(BUILD)/asan/libsystrace.so: $(BUILD)/libsystrace.so

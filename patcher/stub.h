@@ -20,17 +20,24 @@
  *     movabs $gate,%r11 ; call *%r11                   syscall; ret at the gate
  *     errors                                           (below)
  *     lea 128(%rsp),%rsp ; jmp after
- *   errors, once the call returned (r11: the flags, as the syscall leaves them):
- *     push %r11 ; cmp $-4095,%rax ; jb 1f              not an error
+ *   errors, once the call returned, with BMI2 (flag_free_errors):
+ *     lea 4096(%rax),%rcx ; mov $12,%r11d
+ *     shrx %r11,%rcx,%rcx ; jrcxz 1f ; jmp 2f          rcx 0: -4096..-1
+ *   1: [mov (%rsp),%rcx]                               run-time number: pushed
  *     count site_errors (load, add, store)
  *     [count nr_errors(,%rcx,8)]                       run-time number: its own
  *     movb $1,%gs:errors_seen
+ *   2: [lea 8(%rsp),%rsp]                              the number dropped
+ *   or without BMI2 (r11: the flags, as the syscall leaves them):
+ *     [pop %rcx] ; push %r11 ; cmp $-4095,%rax ; jb 1f
+ *     the counts and the mark as above
  *   1: popfq                                           the flags of the syscall
  *   (with log_call: no count triples and no errors, and push $site_counter ;
  *   movabs $log_call,%r11 ; call *%r11, for both: the log holds the results;
  *   with time_call: the same counts and errors, and push $site_time ;
  *   movabs $time_call,%r11 ; call *%r11 instead of the gate's: the routine times
- *   the call, tracer/gate_code.S)
+ *   the call, tracer/gate_code.S, and the errors are always the flags' way: the
+ *   popfq of r11 undoes the flags the routine changed after the call)
  *   run-time number (plan->nr == -1):
  *     lea -128(%rsp),%rsp ; pushfq
  *     cmp $nr_limit,%rax ; jae slow_pop                numbers >= nr_limit,
@@ -39,7 +46,7 @@
  *     count nr_counters(,%rax,8) (load, add, store)
  *     popfq ; push %rax                                the number, for errors
  *     movabs $gate,%r11 ; call *%r11
- *     pop %rcx ; errors
+ *     errors
  *     lea 128(%rsp),%rsp ; jmp after
  *   guarded number (stub_config.guards): a number that must stop only when its
  *   arguments say so; for it, fixed or run-time, between pushfq and the count:
@@ -105,6 +112,8 @@ struct stub_config {
 	int32_t site_errors;       /* of this site's error counter */
 	int32_t nr_errors;         /* of the per-number error counters */
 	int32_t errors_seen;       /* of the word set once the thread counted an error */
+	bool flag_free_errors;     /* the CPU has BMI2: the error test leaves the flags alone
+	                              (ignored with time_call) */
 	uint32_t nr_limit;         /* run-time numbers at or above it take the slow path */
 	const int *slow_nrs;       /* run-time numbers that must stop in the tracer */
 	size_t nslow;

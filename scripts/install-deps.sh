@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs the build and test dependencies when pkg-config cannot find them.
 # Called by the Makefile and by .ci/run; does nothing when all are present.
-# `install-deps.sh fuzz`: clang and its libFuzzer runtime instead (make fuzz).
+# `install-deps.sh fuzz`: clang and its libFuzzer runtime instead (make fuzz);
+# `install-deps.sh real`: what make check-real needs instead (below).
 set -e
 
 # $1 what is missing (for messages), then the packages
@@ -28,6 +29,25 @@ clang_fuzzes() {
 	rm -rf "$probe"
 	return $ok
 }
+
+# `install-deps.sh real`: what make check-real runs (tests/real/run.sh): perf for the
+# kernel's counts, CPython's regression tests for the interpreter Debian ships
+# (/usr/bin/python3.11), git, xz, bash, binutils' source for the libiberty build
+real_ready() {
+	command -v perf >/dev/null 2>&1 && command -v git >/dev/null 2>&1 &&
+		command -v xz >/dev/null 2>&1 && command -v bash >/dev/null 2>&1 &&
+		command -v make >/dev/null 2>&1 && command -v gcc >/dev/null 2>&1 &&
+		[ -d /usr/src/binutils ] &&
+		/usr/bin/python3.11 -c 'import test.test_threading' >/dev/null 2>&1
+}
+
+if [ "$1" = real ]; then
+	real_ready && exit 0
+	apt_install "the real programs' test dependencies" \
+		linux-perf libpython3.11-testsuite python3.11 git xz-utils bash binutils-source make gcc
+	real_ready
+	exit
+fi
 
 if [ "$1" = fuzz ]; then
 	clang_fuzzes && exit 0

@@ -2,9 +2,12 @@
 
 #include "amortization.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,7 +32,7 @@ static const char *const syscalls_header[] = {
 static const char *const sites_header[] = {
 	"pid", "image", "object", "offset", "symbol", "syscall", "state", "ptraced",
 	"inprocess", "address", "patch_ns", "break_even", "amortized", "patched_ns", "libc_function", "libc_functions",
-	"errors", NULL
+	"errors", "start_ns", NULL
 };
 static const char *const *const headers[OUTPUT_FILES] = {
 	[OUTPUT_PROCESSES] = processes_header,
@@ -37,12 +40,28 @@ static const char *const *const headers[OUTPUT_FILES] = {
 	[OUTPUT_SITES] = sites_header,
 };
 
+/* The lock every run holds on its folder, hidden like the temporary files. */
+#define LOCK_NAME ".systrace.lock"
+#define PARTIAL_SUFFIX ".partial"
+
+/* DIR/NAME.csv, or this run's temporary DIR/.NAME.csv.PID.partial: two runs in one
+ * folder never share a temporary name (and the lock keeps the second out anyway). */
 static char *path_in(const struct output_dir *d, enum output_file which, bool partial)
 {
 	char *path;
+	int n = partial ? asprintf(&path, "%s/.%s.%ld" PARTIAL_SUFFIX, d->dir, file_names[which], (long)d->pid)
+			: asprintf(&path, "%s/%s", d->dir, file_names[which]);
 
-	if (asprintf(&path, "%s/%s%s%s", d->dir, partial ? "." : "", file_names[which],
-		     partial ? ".partial" : "") < 0)
+	if (n < 0)
+		abort();
+	return path;
+}
+
+static char *lock_path(const char *dir)
+{
+	char *path;
+
+	if (asprintf(&path, "%s/" LOCK_NAME, dir) < 0)
 		abort();
 	return path;
 }
@@ -66,23 +85,153 @@ static int make_dirs(const char *dir)
 	return ret;
 }
 
+/* The pid a lock file names (written by its holder), or 0. */
+static long lock_holder(int fd)
+{
+	char buf[32];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
+/* Takes the folder's lock for the whole run: an flock on DIR/.systrace.lock, which
+ * the kernel releases when its holder dies however it dies (so a killed run's lock
+ * never blocks the next). The file is removed at the end by its holder, so the lock
+ * taken must be on the file that the name still designates (else a run that opened
+ * it just before it was removed would hold a lock nobody else sees): checked, and
+ * taken again on the new file. 0, or -1 with the message in err. */
+static int take_lock(struct output_dir *d, char *err, size_t errlen)
+{
+	char *path = lock_path(d->dir);
+
+	for (int tries = 0; tries < 100; tries++) {
+		struct stat held, named;
+		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+
+		if (fd < 0) {
+			snprintf(err, errlen, "cannot write to output folder '%s': %s", d->dir, strerror(errno));
+			break;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			int saved = errno;
+			long holder = saved == EWOULDBLOCK ? lock_holder(fd) : 0;
+			char who[48] = "";
+
+			if (holder > 0)
+				snprintf(who, sizeof(who), " (pid %ld)", holder);
+			if (saved != EWOULDBLOCK) {
+				/* a filesystem without flock (some NFS): the run goes on, its
+				 * temporary names its own, and says what it cannot check */
+				snprintf(d->warning, sizeof(d->warning),
+					 "cannot lock the output folder '%s' (%s): %s; another run writing "
+					 "there at the same time would not be refused", d->dir, LOCK_NAME,
+					 strerror(saved));
+				close(fd);
+				unlink(path);
+				free(path);
+				return 0;
+			}
+			snprintf(err, errlen, "output folder '%s' is in use by another systrace run%s: "
+					      "two runs must not write the same folder; give this one "
+					      "another -o DIR, or wait until that one has finished",
+				 d->dir, who);
+			close(fd);
+			break;
+		}
+		if (fstat(fd, &held) == 0 && stat(path, &named) == 0 && held.st_dev == named.st_dev
+		    && held.st_ino == named.st_ino) {
+			char pid[24];
+			int n = snprintf(pid, sizeof(pid), "%ld\n", (long)d->pid);
+
+			/* who holds it, for the message of a run refused */
+			if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+				snprintf(err, errlen, "cannot write to output folder '%s': %s", d->dir, strerror(errno));
+				close(fd);
+				break;
+			}
+			d->lock_fd = fd;
+			free(path);
+			return 0;
+		}
+		close(fd); /* removed or replaced since it was opened: again */
+	}
+	if (!*err)
+		snprintf(err, errlen, "cannot lock the output folder '%s': its lock file keeps changing", d->dir);
+	free(path);
+	return -1;
+}
+
+/* Gives the lock up (removing its file while still holding it). */
+static void drop_lock(struct output_dir *d)
+{
+	char *path;
+
+	if (d->lock_fd < 0)
+		return;
+	path = lock_path(d->dir);
+	unlink(path);
+	free(path);
+	close(d->lock_fd);
+	d->lock_fd = -1;
+}
+
+/* With the lock held, no live run writes in the folder: temporary files there are
+ * what killed runs left (SIGKILL gives no chance to remove them). */
+static void remove_stale_partials(const struct output_dir *d)
+{
+	DIR *dir = opendir(d->dir);
+	struct dirent *e;
+
+	if (!dir)
+		return;
+	while ((e = readdir(dir))) {
+		size_t len = strlen(e->d_name), suffix = strlen(PARTIAL_SUFFIX);
+
+		if (e->d_name[0] != '.' || len <= suffix || strcmp(e->d_name + len - suffix, PARTIAL_SUFFIX))
+			continue;
+		for (int i = 0; i < OUTPUT_FILES; i++) {
+			size_t n = strlen(file_names[i]);
+
+			if (!strncmp(e->d_name + 1, file_names[i], n) && e->d_name[1 + n] == '.') {
+				unlinkat(dirfd(dir), e->d_name, 0);
+				break;
+			}
+		}
+	}
+	closedir(dir);
+}
+
 int output_dir_open(struct output_dir *d, const char *dir, char *err, size_t errlen)
 {
 	memset(d, 0, sizeof(*d));
+	d->lock_fd = -1;
+	d->pid = getpid();
 	d->dir = strdup(dir);
+	*err = '\0';
 	if (make_dirs(dir) < 0) {
 		snprintf(err, errlen, "cannot create output folder '%s': %s", dir, strerror(errno));
 		free(d->dir);
 		return -1;
 	}
+	if (take_lock(d, err, errlen) < 0) {
+		free(d->dir);
+		return -1;
+	}
+	remove_stale_partials(d);
 	for (int i = 0; i < OUTPUT_FILES; i++) {
 		char *path = path_in(d, i, true);
+		/* a name of this run's own (O_EXCL); close-on-exec: the traced command
+		 * must not inherit them */
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 
-		/* close-on-exec: the traced command must not inherit them */
-		d->file[i] = fopen(path, "we");
 		free(path);
-		if (!d->file[i]) {
+		if (fd < 0 || !(d->file[i] = fdopen(fd, "w"))) {
 			snprintf(err, errlen, "cannot write to output folder '%s': %s", dir, strerror(errno));
+			if (fd >= 0)
+				close(fd);
 			output_dir_discard(d);
 			return -1;
 		}
@@ -260,6 +409,7 @@ static void write_site_rows(struct csv_writer *w, const struct image_record *img
 		csv_str(w, s->libc_function ? s->libc_function : "");
 		write_libc_entries(w, s);
 		csv_u64(w, s->errors);
+		csv_u64(w, img->start_ns); /* the processes.csv row it belongs to */
 		csv_end_row(w);
 	}
 }
@@ -284,13 +434,20 @@ int output_dir_commit(struct output_dir *d, char *err, size_t errlen)
 	int ret = 0;
 
 	summary_write_csv(d->file[OUTPUT_SUMMARY], &d->totals);
+	/* every byte on disk (a full disk shows at the flush or the close) before any
+	 * file gets its real name */
 	for (int i = 0; i < OUTPUT_FILES; i++) {
+		bool failed_before = ferror(d->file[i]);
 		int flushed = fflush(d->file[i]), saved = errno;
+		int closed = fclose(d->file[i]), close_errno = errno;
 
-		if ((flushed != 0 || ferror(d->file[i])) && ret == 0) {
+		d->file[i] = NULL;
+		if ((flushed != 0 || closed != 0 || failed_before) && ret == 0) {
 			/* a write error earlier leaves ferror set with no errno of its own */
 			snprintf(err, errlen, "cannot write %s/%s: %s", d->dir, file_names[i],
-				 flushed != 0 ? strerror(saved) : "write error");
+				 flushed != 0 ? strerror(saved)
+				 : closed != 0 ? strerror(close_errno)
+					       : "write error (the disk is full?)");
 			ret = -1;
 		}
 	}
@@ -309,8 +466,7 @@ int output_dir_commit(struct output_dir *d, char *err, size_t errlen)
 		output_dir_discard(d);
 		return -1;
 	}
-	for (int i = 0; i < OUTPUT_FILES; i++)
-		fclose(d->file[i]);
+	drop_lock(d);
 	free(d->dir);
 	free(d->syscalls);
 	d->syscalls = NULL;
@@ -328,6 +484,7 @@ void output_dir_discard(struct output_dir *d)
 		unlink(path);
 		free(path);
 	}
+	drop_lock(d);
 	free(d->dir);
 	d->dir = NULL;
 	free(d->syscalls);

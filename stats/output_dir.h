@@ -5,6 +5,7 @@
 #define SYSTRACE_OUTPUT_DIR_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "csv.h"
 #include "image_record.h"
@@ -14,6 +15,9 @@ enum output_file { OUTPUT_PROCESSES, OUTPUT_SYSCALLS, OUTPUT_SITES, OUTPUT_SUMMA
 
 struct output_dir {
 	char *dir;
+	pid_t pid;   /* in the temporary names and the lock file */
+	int lock_fd; /* flock'd DIR/.systrace.lock, held for the run */
+	char warning[512]; /* set by output_dir_open when it could not lock the folder */
 	FILE *file[OUTPUT_FILES];
 	struct csv_writer csv[OUTPUT_FILES];
 	struct totals totals;
@@ -22,15 +26,18 @@ struct output_dir {
 	bool syscalls_timed;  /* an image came with the times of its calls */
 };
 
-/* Creates the folder if needed and opens the temporary files. On failure returns -1
+/* Creates the folder if needed, locks it for the run (a folder that another live
+ * run holds is refused) and opens this run's temporary files. On failure returns -1
  * and puts a message naming the problem in err. */
 int output_dir_open(struct output_dir *d, const char *dir, char *err, size_t errlen);
 void output_dir_image(struct output_dir *d, const struct image_record *img);
 /* From now on, sums every image's calls per syscall into d->syscalls (freed with d). */
 void output_dir_count_syscalls(struct output_dir *d);
-/* Writes summary.csv and gives every file its final name; -1 with a message on failure. */
+/* Writes summary.csv, and when every file is whole on disk, gives each its final
+ * name and drops the lock; -1 with a message on failure (the temporary files are
+ * then removed, as by output_dir_discard). */
 int output_dir_commit(struct output_dir *d, char *err, size_t errlen);
-/* Removes the temporary files (on a failed run). */
+/* Removes the temporary files and drops the lock (on a failed run). */
 void output_dir_discard(struct output_dir *d);
 
 #endif

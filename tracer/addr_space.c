@@ -6,7 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fd_limit.h"
 #include "grow_array.h"
+#include "remote_read.h"
 
 static void *xcalloc(size_t n, size_t size)
 {
@@ -204,6 +206,62 @@ uint64_t as_translate(struct addr_space *as, uint64_t rip)
 	return rip;
 }
 
+size_t as_drop_replaced(struct addr_space *as, pid_t pid, uint64_t lo, uint64_t hi)
+{
+	size_t n = 0, dropped = 0;
+	size_t *which;
+	struct iovec *local, *remote;
+	uint8_t (*now)[PATCH_MAX_COVER];
+	bool *whole;
+
+	for (size_t i = 0; i < as->sites.n; i++)
+		n += is_patched(as, i) && as->patches[i].plan.start < hi && lo < as->patches[i].plan.end;
+	if (!n)
+		return 0;
+	which = xcalloc(n, sizeof(*which));
+	local = xcalloc(n, sizeof(*local));
+	remote = xcalloc(n, sizeof(*remote));
+	now = xcalloc(n, sizeof(*now));
+	whole = xcalloc(n, sizeof(*whole));
+	n = 0;
+	for (size_t i = 0; i < as->sites.n; i++) {
+		const struct patch_plan *plan = &as->patches[i].plan;
+
+		if (!is_patched(as, i) || plan->start >= hi || lo >= plan->end)
+			continue;
+		which[n] = i;
+		local[n] = (struct iovec){ now[n], plan->end - plan->start };
+		remote[n] = (struct iovec){ (void *)plan->start, plan->end - plan->start };
+		n++;
+	}
+	remote_read_ranges(pid, local, remote, n, whole);
+	for (size_t k = 0; k < n; k++) {
+		struct patch *p = &as->patches[which[k]];
+		uint8_t jump[PATCH_MAX_COVER];
+
+		/* unmapped, or other bytes: not this patch's code any more */
+		if (!patch_bytes(&p->plan, p->stub.addr, jump) || !whole[k]
+		    || memcmp(now[k], jump, p->plan.end - p->plan.start) != 0) {
+			p->state = PATCH_STALE;
+			dropped++;
+		}
+	}
+	free(which);
+	free(local);
+	free(remote);
+	free(now);
+	free(whole);
+	return dropped;
+}
+
+struct site_record *as_site_overlapping_in(struct addr_space *as, pid_t pid, uint64_t lo, uint64_t hi)
+{
+	if (!as_site_overlapping(as, lo, hi))
+		return NULL;
+	as_drop_replaced(as, pid, lo, hi);
+	return as_site_overlapping(as, lo, hi);
+}
+
 bool as_within_reach(uint64_t a, uint64_t b)
 {
 	return (a > b ? a - b : b - a) < AS_REACH;
@@ -247,7 +305,7 @@ bool as_write(struct addr_space *as, pid_t pid, uint64_t addr, const void *bytes
 		snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
 		/* the descriptor holds the memory itself: it stays valid whichever of the
 		 * address space's threads it was opened through exits */
-		as->mem_fd = open(path, O_RDWR | O_CLOEXEC);
+		as->mem_fd = fd_open(path, O_RDWR | O_CLOEXEC);
 		if (as->mem_fd < 0)
 			return false;
 	}

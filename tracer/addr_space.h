@@ -125,6 +125,17 @@ struct site_record *as_site_overlapping(struct addr_space *as, uint64_t lo, uint
  * instruction start). */
 uint64_t as_translate(struct addr_space *as, uint64_t rip);
 
+/* The written patches whose bytes overlap [lo, hi) and no longer hold their jump in
+ * pid's memory become PATCH_STALE; how many. The tracer does not see most unmaps
+ * (munmap runs in-process), so a dlclose, and another object mapped at the same
+ * address, leave patches written on the books over code that is not theirs: this is
+ * asked before one is acted on (a frame or thread translated into its stub, its
+ * original bytes written back, a new patch refused for overlapping it). One read
+ * for all, none when no written patch overlaps. */
+size_t as_drop_replaced(struct addr_space *as, pid_t pid, uint64_t lo, uint64_t hi);
+/* as_site_overlapping, of the patches that still hold their jump in pid's memory. */
+struct site_record *as_site_overlapping_in(struct addr_space *as, pid_t pid, uint64_t lo, uint64_t hi);
+
 /* The site whose in-process calls counter counts, or NULL. */
 struct site_record *as_site_of_counter(struct addr_space *as, int counter);
 

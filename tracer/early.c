@@ -59,8 +59,9 @@ static uint32_t blob_append(struct blob *b, const void *bytes, size_t len)
 	return at;
 }
 
-/* known_sites_build_for's put: a run of bytes for the image to write itself. */
-static void blob_write(void *ctx, const struct byte_run *r)
+/* known_sites_build_for's put: a run of bytes for the image to write itself (a
+ * blob that is full is not written at all: start_setup undoes the build). */
+static bool blob_write(void *ctx, const struct byte_run *r)
 {
 	struct blob *b = ctx;
 	uint32_t at = blob_append(b, r->bytes, r->len);
@@ -69,6 +70,7 @@ static void blob_write(void *ctx, const struct byte_run *r)
 		b->full = true;
 	if (!b->full)
 		b->writes[b->nwrites++] = (struct exec_blob_write){ r->addr, (uint32_t)r->len, at };
+	return !b->full;
 }
 
 static void blob_u64(struct blob *b, size_t off, uint64_t v)
@@ -215,9 +217,11 @@ static void start_setup(struct thread *t, const struct user_regs_struct *regs_at
 	as->loader_start = code.loader_start;
 	as->loader_end = code.loader_end;
 	t->img->exe_object = code.exe;
-	/* set up even with nothing known of the loader (a run's first image): the gate
-	 * is there for the return pad from the first call (results.c) */
-	known_sites_plan_at(t, regs.rip);
+	/* set up even with nothing known of the loader (a run's first image), and
+	 * with --patch=off (the gate, region and slot only): the gate is there for the
+	 * return pad from the first call (results.c) */
+	if (library_enabled())
+		known_sites_plan_at(t, regs.rip);
 	if (!(e = malloc(sizeof(*e))))
 		return;
 	if ((t->slot = region_slot_take()) < 0) {
@@ -225,7 +229,8 @@ static void start_setup(struct thread *t, const struct user_regs_struct *regs_at
 		return;
 	}
 	*e = (struct exec_setup){ .entry = regs, .counters = as->next_counter, .areas = as->nareas };
-	choose_areas(t, as, code.loader_base, code.exe_start);
+	if (library_enabled())
+		choose_areas(t, as, code.loader_base, code.exe_start);
 	blob_begin(&e->blob, as);
 	known_sites_build_for(t, as, blob_write, &e->blob);
 	ok = blob_end(&e->blob) && (e->at = blob_place(as, e->blob.len));
@@ -249,7 +254,7 @@ void early_on_exec(struct thread *t)
 {
 	struct user_regs_struct regs;
 
-	if (!library_enabled() || ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0 || !objects_begin(t->tid))
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0 || !objects_begin(t->tid))
 		return;
 	start_setup(t, &regs);
 	objects_end();

@@ -9,6 +9,7 @@
 #include "patch_build.h"
 #include "proc_maps.h"
 #include "procfs.h"
+#include "remote_read.h"
 #include "site_history.h"
 #include "site_plan.h"
 
@@ -111,9 +112,9 @@ static int by_start(const void *a, const void *b)
 }
 
 /* Where a batch's runs of bytes go: into the memory, or to be written by the image
- * itself (early.c's set-up code). */
+ * itself (early.c's set-up code). put says whether all of a run's bytes went. */
 struct sink {
-	void (*put)(void *ctx, const struct byte_run *r);
+	bool (*put)(void *ctx, const struct byte_run *r);
 	void *ctx;
 };
 
@@ -122,107 +123,159 @@ struct into_memory {
 	pid_t pid;
 };
 
-static void put_in_memory(void *ctx, const struct byte_run *r)
+static bool put_in_memory(void *ctx, const struct byte_run *r)
 {
 	const struct into_memory *m = ctx;
 
-	as_write(m->as, m->pid, r->addr, r->bytes, r->len);
+	return as_write(m->as, m->pid, r->addr, r->bytes, r->len);
 }
 
-static void run_flush(const struct sink *sink, struct byte_run *r)
+/* A run being gathered, and where its bytes begin in the batch: they are those of
+ * the batch's patches from `first` on (each adds its bytes in turn), which a run that
+ * could not be written takes down with it. */
+struct gathered {
+	struct byte_run run;
+	size_t first;
+};
+
+/* What of a batch's patch did not go. */
+enum lost { LOST_NOTHING, LOST_STUB, LOST_JUMP };
+
+/* Writes g out (g: the batch's runs of `what`); if it cannot be, the patches up to
+ * `upto` whose bytes it held lost them. */
+static void gathered_flush(const struct sink *sink, struct gathered *g, size_t upto, enum lost what, enum lost *lost)
 {
-	if (r->len)
-		sink->put(sink->ctx, r);
-	r->len = 0;
+	if (g->run.len && !sink->put(sink->ctx, &g->run))
+		for (size_t i = g->first; i < upto; i++)
+			lost[i] = lost[i] == LOST_NOTHING ? what : lost[i];
+	g->run.len = 0;
+	g->first = upto;
 }
 
-static void run_add(const struct sink *sink, struct byte_run *r, uint64_t addr, const uint8_t *bytes, size_t len,
-		    uint64_t gap)
+/* Adds the bytes of the batch's patch `index` to g, writing g out first when they
+ * cannot join it. */
+static void gathered_add(const struct sink *sink, struct gathered *g, size_t index, uint64_t addr,
+			 const uint8_t *bytes, size_t len, uint64_t gap, enum lost what, enum lost *lost)
 {
-	if (!byte_run_add(r, addr, bytes, len, gap)) {
-		run_flush(sink, r);
-		byte_run_add(r, addr, bytes, len, gap);
+	if (!byte_run_add(&g->run, addr, bytes, len, gap)) {
+		gathered_flush(sink, g, index, what, lost);
+		byte_run_add(&g->run, addr, bytes, len, gap);
 	}
 }
 
-/* Keeps in list the plans whose bytes memory still holds (read in one call); a site
- * whose code differs is planned again at its first trap. How many are kept. */
+/* Keeps in list the plans whose bytes memory still holds (read in one call, on past
+ * a range unmapped since); a site whose code differs, or cannot be read, is planned
+ * again at its first trap. How many are kept. */
 static size_t keep_unchanged(pid_t pid, struct patch **list, size_t n, uint8_t (*now)[PATCH_MAX_COVER])
 {
-	struct iovec local[64], remote[64];
+	struct iovec *local = calloc(n + 1, sizeof(*local)), *remote = calloc(n + 1, sizeof(*remote));
+	bool *whole = calloc(n + 1, sizeof(*whole));
 	size_t kept = 0;
 
-	for (size_t at = 0; at < n; at += 64) {
-		size_t k = n - at < 64 ? n - at : 64;
-
-		for (size_t i = 0; i < k; i++) {
-			const struct patch_plan *plan = &list[at + i]->plan;
-
-			local[i] = (struct iovec){ now[at + i], plan->end - plan->start };
-			remote[i] = (struct iovec){ (void *)plan->start, plan->end - plan->start };
-		}
-		if (process_vm_readv(pid, local, k, remote, k, 0) < 0)
-			memset(now[at], 0, k * PATCH_MAX_COVER);
-	}
+	if (!local || !remote || !whole)
+		abort();
 	for (size_t i = 0; i < n; i++) {
 		const struct patch_plan *plan = &list[i]->plan;
 
-		if (memcmp(now[i], plan->original, plan->end - plan->start) == 0)
+		local[i] = (struct iovec){ now[i], plan->end - plan->start };
+		remote[i] = (struct iovec){ (void *)plan->start, plan->end - plan->start };
+	}
+	remote_read_ranges(pid, local, remote, n, whole);
+	for (size_t i = 0; i < n; i++) {
+		const struct patch_plan *plan = &list[i]->plan;
+
+		if (whole[i] && memcmp(now[i], plan->original, plan->end - plan->start) == 0)
 			list[kept++] = list[i];
 		else
 			list[i]->state = PATCH_UNPLANNED;
 	}
+	free(local);
+	free(remote);
+	free(whole);
 	return kept;
+}
+
+/* A patch of the batch whose bytes did not all go waits for its trap, planned; a jump
+ * that went in part gives way to the original bytes (a stub that did not go had its
+ * jump held back: the code was not touched, its page stays shared). Its counter and
+ * stub room stay taken: nothing counts there. */
+static void not_written(struct addr_space *as, struct patch *p, enum lost lost, const struct sink *sink)
+{
+	static struct byte_run original;
+
+	if (lost == LOST_JUMP) {
+		original = (struct byte_run){ .addr = p->plan.start, .len = p->plan.end - p->plan.start };
+		memcpy(original.bytes, p->plan.original, original.len);
+		sink->put(sink->ctx, &original);
+	}
+	patch_decide(p, NULL);
+	as->npatched--;
 }
 
 /* Builds every site planned but not patched in t's memory, which t has to itself
  * (nothing else runs the bytes being written), but one whose bytes hold avoid, and
- * gives the bytes to sink; a site that cannot be waits for its trap. The patches
- * built are marked written. */
+ * gives the bytes to sink: every stub first, then the jumps to those that were
+ * written. A site that cannot be, or whose bytes did not go, waits for its trap. The
+ * patches built and given are marked written. */
 static void build_planned(struct thread *t, struct addr_space *as, uint64_t avoid, const struct sink *sink)
 {
 	uint64_t began = monotonic_ns(), cost;
-	struct patch **list = malloc((as->sites.n + 1) * sizeof(*list));
-	uint8_t (*now)[PATCH_MAX_COVER] = malloc((as->sites.n + 1) * PATCH_MAX_COVER);
-	static struct byte_run stubs, jumps;
-	size_t n = 0, done = 0;
+	struct patch **list = calloc(as->sites.n + 1, sizeof(*list));
+	uint8_t (*now)[PATCH_MAX_COVER] = calloc(as->sites.n + 1, PATCH_MAX_COVER);
+	uint8_t (*jumps_of)[PATCH_MAX_COVER] = calloc(as->sites.n + 1, PATCH_MAX_COVER);
+	enum lost *lost = calloc(as->sites.n + 1, sizeof(*lost));
+	static struct gathered stubs, jumps;
+	size_t n = 0, done = 0, written = 0;
 	bool had_patches = as->npatched > 0;
 	uint64_t last_end = 0;
 
-	if (!list || !now)
+	if (!list || !now || !jumps_of || !lost)
 		abort();
 	for (size_t i = 0; i < as->sites.n; i++)
 		if (as->patches[i].state == PATCH_PLANNED)
 			list[n++] = &as->patches[i];
 	qsort(list, n, sizeof(*list), by_start);
 	n = keep_unchanged(t->tid, list, n, now);
+	stubs.first = jumps.first = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct patch *p = list[i];
-		uint8_t stub[STUB_MAX_LEN], jump[PATCH_MAX_COVER];
+		uint8_t stub[STUB_MAX_LEN];
 		uint64_t at = as_stub_room(as, p->plan.start, p->plan.end, STUB_MAX_LEN);
 		size_t len;
 
 		/* sorted: a site of the batch can only overlap the one before it */
 		if (!at || p->plan.start < last_end || (avoid > p->plan.start && avoid < p->plan.end)
-		    || (had_patches && as_site_overlapping(as, p->plan.start, p->plan.end))
-		    || !patch_build(as, p, at, stub, &len, jump)) {
+		    || (had_patches && as_site_overlapping_in(as, t->tid, p->plan.start, p->plan.end))
+		    || !patch_build(as, p, at, stub, &len, jumps_of[done])) {
 			patch_decide(p, NULL); /* it waits for its trap */
 			continue;
 		}
 		last_end = p->plan.end;
-		run_add(sink, &stubs, at, stub, len, 16);
-		run_add(sink, &jumps, p->plan.start, jump, p->plan.end - p->plan.start, 0);
+		gathered_add(sink, &stubs, done, at, stub, len, 16, LOST_STUB, lost);
 		patch_mark_written(as, p, len, PATCH_IN_BATCH, 0);
 		list[done++] = p;
 	}
-	run_flush(sink, &stubs);
-	run_flush(sink, &jumps);
-	cost = done ? (monotonic_ns() - began) / done : 0;
+	gathered_flush(sink, &stubs, done, LOST_STUB, lost);
+	/* no jump to a stub that is not there */
 	for (size_t i = 0; i < done; i++)
+		if (lost[i] == LOST_NOTHING)
+			gathered_add(sink, &jumps, i, list[i]->plan.start, jumps_of[i],
+				     list[i]->plan.end - list[i]->plan.start, 0, LOST_JUMP, lost);
+	gathered_flush(sink, &jumps, done, LOST_JUMP, lost);
+	for (size_t i = 0; i < done; i++) {
+		if (lost[i] != LOST_NOTHING)
+			not_written(as, list[i], lost[i], sink);
+		else
+			list[written++] = list[i];
+	}
+	cost = written ? (monotonic_ns() - began) / written : 0;
+	for (size_t i = 0; i < written; i++)
 		list[i]->cost_ns = cost;
-	history_note_batch(cost * done, done);
+	history_note_batch(cost * written, written);
 	free(list);
 	free(now);
+	free(jumps_of);
+	free(lost);
 }
 
 void known_sites_write_planned(struct thread *t, struct addr_space *as, uint64_t avoid)
@@ -232,7 +285,7 @@ void known_sites_write_planned(struct thread *t, struct addr_space *as, uint64_t
 	build_planned(t, as, avoid, &(struct sink){ put_in_memory, &m });
 }
 
-void known_sites_build_for(struct thread *t, struct addr_space *as, void (*put)(void *, const struct byte_run *),
+void known_sites_build_for(struct thread *t, struct addr_space *as, bool (*put)(void *, const struct byte_run *),
 			   void *ctx)
 {
 	build_planned(t, as, 0, &(struct sink){ put, ctx });

@@ -30,8 +30,9 @@ size_t known_sites_plan_at(struct thread *t, uint64_t addr);
  * one whose bytes hold avoid (t's rip; 0 for none). */
 void known_sites_write_planned(struct thread *t, struct addr_space *as, uint64_t avoid);
 /* The same, for a memory that will write the bytes itself (tracer/early.c): each run
- * of bytes goes to put; the patches are marked written as if they were. */
-void known_sites_build_for(struct thread *t, struct addr_space *as, void (*put)(void *, const struct byte_run *),
+ * of bytes goes to put (false: it could not take it, and the patches whose bytes it
+ * held are not written); the others are marked written as if they were. */
+void known_sites_build_for(struct thread *t, struct addr_space *as, bool (*put)(void *, const struct byte_run *),
 			   void *ctx);
 /* At t's trap at site (t stands right after its syscall), if t is alone in its
  * memory: the known sites of every object mapped (all), or of the one object site

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fd_limit.h"
 #include "filter.h"
 #include "signals.h"
 
@@ -119,6 +120,7 @@ pid_t launch_command(const char *path, char **argv, uint64_t allowed_ip)
 	}
 	if (pid == 0) {
 		signals_restore_inherited();
+		fd_limit_restore_inherited();
 		close(sync[1]);
 		child(sync[0], path, argv, allowed_ip);
 	}

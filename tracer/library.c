@@ -78,8 +78,13 @@ bool library_setup(enum patch_mode m, unsigned region_slots, bool with_log, char
 	char *value;
 
 	mode = m;
-	if (mode == PATCH_OFF)
+	/* no library, but the region all the same: its gate page's return pad gives
+	 * the calls' results without a second stop (results.c); without it, they are
+	 * followed to their exit */
+	if (mode == PATCH_OFF) {
+		region_create(region_slots, with_log);
 		return true;
+	}
 	if (!(lib_path = find_library())) {
 		snprintf(err, errlen, "cannot find libsystrace.so next to the systrace executable "
 			 "(or in ../lib/systrace); without it only --patch=off works");
@@ -485,7 +490,9 @@ static void take_counts(struct thread *t, bool again)
 		const struct patch *p = &as->patches[i];
 		const struct site_record *from = &as->sites.sites[i];
 
-		if (!patch_has_counter(p) || !slot->site_calls[p->counter])
+		/* (an error with no call: the call was counted before a READY emptied
+		 * the slot, its error after) */
+		if (!patch_has_counter(p) || !(slot->site_calls[p->counter] || (errors && slot->site_errors[p->counter])))
 			continue;
 		count_inprocess(img, from, slot->site_calls[p->counter], from->syscall);
 		if (errors && slot->site_errors[p->counter])

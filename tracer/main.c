@@ -4,12 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "calibrate.h"
 #include "events.h"
+#include "fd_limit.h"
 #include "gate.h"
 #include "launch.h"
 #include "libc_calls.h"
@@ -72,14 +74,74 @@ static bool close_log(bool on)
 	return true;
 }
 
-/* The exit status of INTERFACE.md, from the command's last wait status. */
-static int command_exit_status(const struct run_result *r)
+/* How the command ended, from its last wait status: the signal that killed it (the
+ * exit status is then 128+N), or 0 and its exit status in *code. When the command's
+ * end was not seen (systrace gave up), the termination signal that made it give up,
+ * with which the command is killed. */
+static int command_end(const struct run_result *r, int *code)
 {
+	*code = 0;
 	if (!r->root_status_known)
-		return 128 + (signals_last_termination ? signals_last_termination : SIGKILL);
+		return signals_last_termination ? signals_last_termination : SIGKILL;
 	if (WIFSIGNALED(r->root_status))
-		return 128 + WTERMSIG(r->root_status);
-	return WEXITSTATUS(r->root_status);
+		return WTERMSIG(r->root_status);
+	*code = WEXITSTATUS(r->root_status);
+	return 0;
+}
+
+/* LeakSanitizer's check, which exit would have run, in the sanitized build only
+ * (a weak reference: absent from the plain one). */
+extern void __lsan_do_leak_check(void) __attribute__((weak));
+
+/* Dies by sig, as the command did (as strace and timeout do): a shell then sees a
+ * signal death, an interactive one stops the command line at a Ctrl-C, and prints
+ * "Quit" at a Ctrl-\. No core file of systrace's own: the command dumped its own
+ * if it did. Returns only if the signal did not kill (then the caller exits
+ * 128+sig). */
+static void die_by(int sig)
+{
+	struct rlimit no_core = { 0, 0 };
+	struct sigaction dfl;
+	sigset_t set;
+
+	if (__lsan_do_leak_check)
+		__lsan_do_leak_check();
+	fflush(NULL);
+	setrlimit(RLIMIT_CORE, &no_core);
+	/* a core_pattern pipe ignores RLIMIT_CORE; a process that is not dumpable
+	 * dumps nowhere */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+}
+
+/* What the caller of systrace sees once the files are written (or failed to be): the
+ * command's exit status, or its death by the same signal; files_written false (the
+ * reason is on stderr already) turns an exit status into 125, after saying what
+ * the status was, but not a signal death, which an interrupted command line must see. */
+static int finish_as_command(const struct run_result *r, bool files_written, const char *dir)
+{
+	int code, sig = command_end(r, &code);
+
+	if (!files_written) {
+		if (sig)
+			fprintf(stderr, "systrace: no files written in '%s'; the command was killed by signal %d (%s), "
+					"and systrace dies by it too\n", dir, sig, strsignal(sig));
+		else
+			fprintf(stderr, "systrace: no files written in '%s'; the command exited with status %d "
+					"(systrace exits 125)\n", dir, code);
+	}
+	if (sig) {
+		die_by(sig);
+		return 128 + sig;
+	}
+	return files_written ? code : EXIT_SYSTRACE_FAILED;
 }
 
 int main(int argc, char **argv)
@@ -99,15 +161,21 @@ int main(int argc, char **argv)
 	case OPTIONS_RUN: break;
 	}
 	if (!(path = launch_resolve(opt.command[0], &status))) {
+		/* as a shell says it: a name searched in PATH is "not found", a path has
+		 * its errno (No such file or directory, Not a directory, Permission denied) */
 		fprintf(stderr, "systrace: %s: %s\n", opt.command[0],
-			status == EXIT_NOT_FOUND ? "command not found" : strerror(errno));
+			status == EXIT_NOT_FOUND && !strchr(opt.command[0], '/') ? "command not found"
+										  : strerror(errno));
 		return status;
 	}
+	fd_limit_raise(); /* before the first descriptor that lasts */
 	if (output_dir_open(&out, opt.output_dir, err, sizeof(err)) < 0) {
 		fprintf(stderr, "systrace: %s\n", err);
 		free(path);
 		return EXIT_SYSTRACE_FAILED;
 	}
+	if (*out.warning)
+		fprintf(stderr, "systrace: warning: %s\n", out.warning);
 	if (opt.log && !syscall_log_open(opt.output_dir, err, sizeof(err))) {
 		fprintf(stderr, "systrace: %s\n", err);
 		output_dir_discard(&out);
@@ -155,7 +223,7 @@ int main(int argc, char **argv)
 	if (!close_log(opt.log)) {
 		output_dir_discard(&out);
 		free(path);
-		return EXIT_SYSTRACE_FAILED;
+		return run.root_started ? finish_as_command(&run, false, opt.output_dir) : EXIT_SYSTRACE_FAILED;
 	}
 
 	if (!run.root_started) {
@@ -183,7 +251,7 @@ int main(int argc, char **argv)
 				    &(struct syscall_table_options){ opt.summary_sort, out.syscalls_timed, true, true });
 	if (output_dir_commit(&out, err, sizeof(err)) < 0) {
 		fprintf(stderr, "systrace: %s\n", err);
-		return EXIT_SYSTRACE_FAILED;
+		return finish_as_command(&run, false, opt.output_dir);
 	}
-	return command_exit_status(&run);
+	return finish_as_command(&run, true, opt.output_dir);
 }

@@ -11,6 +11,7 @@
 #include "code_scan.h"
 #include "elf_object.h"
 #include "entry_tally.h"
+#include "fd_limit.h"
 #include "function_names.h"
 #include "grow_array.h"
 #include "interned.h"
@@ -21,7 +22,7 @@ struct object {
 	dev_t dev;
 	ino_t ino;
 	off_t size;
-	struct timespec mtime;
+	struct timespec mtime, ctime;
 	char *path;
 	struct elf_object elf;
 	struct code_scan scan;     /* swept when a site in it is first patched */
@@ -56,10 +57,13 @@ static struct object **bucket_of(const struct stat *st)
 	return &buckets[(st->st_ino * 31 + st->st_dev) % OBJECT_BUCKETS];
 }
 
+/* ctime too: a file rewritten in place keeps its inode, and can be given back its
+ * size and mtime (cp -p, touch -r), not its ctime */
 static bool same_file(const struct object *o, const struct stat *st)
 {
 	return o->dev == st->st_dev && o->ino == st->st_ino && o->size == st->st_size
-	       && o->mtime.tv_sec == st->st_mtim.tv_sec && o->mtime.tv_nsec == st->st_mtim.tv_nsec;
+	       && o->mtime.tv_sec == st->st_mtim.tv_sec && o->mtime.tv_nsec == st->st_mtim.tv_nsec
+	       && o->ctime.tv_sec == st->st_ctim.tv_sec && o->ctime.tv_nsec == st->st_ctim.tv_nsec;
 }
 
 /* The file mapped at e, through /proc/<pid>/map_files where possible so that a file
@@ -78,26 +82,65 @@ static const char *mapped_file(pid_t pid, const struct map_entry *e, char *via, 
  * /proc/PID/map_files (the stat of the rest is what tells a deleted conftest from
  * the next one that got its inode). */
 #define MAX_PINNED 512
-static unsigned npinned;
+static unsigned npinned, max_pinned = MAX_PINNED;
 
+static void unpin(struct object *o)
+{
+	close(o->pin_fd);
+	o->pin_fd = -1;
+	npinned--;
+}
+
+/* Out of descriptors (fd_limit.h): the cache keeps half of its pins, and no more
+ * from then on, so that the descriptors the run needs (a memory's, an object read)
+ * come first and the cache does not take them again. True if it closed any. */
+static bool give_up_pins(void)
+{
+	unsigned had = npinned;
+
+	max_pinned = npinned / 2;
+	for (size_t b = 0; b < OBJECT_BUCKETS && npinned > max_pinned; b++)
+		for (struct object *o = buckets[b]; o && npinned > max_pinned; o = o->next)
+			if (o->pin_fd >= 0)
+				unpin(o);
+	return npinned < had;
+}
+
+/* The open descriptor holds the inode, not what is in it: a file rewritten in place
+ * (cp over it, an O_TRUNC open) keeps device and inode, so its size and times are
+ * checked (an fstat, cheaper than the stat through /proc it saves); changed, the
+ * object is not that file any more and gives its pin up. */
 static struct object *pinned_by_inode(const struct map_entry *e)
 {
-	struct stat key = { .st_dev = e->dev, .st_ino = e->ino };
+	struct stat key = { .st_dev = e->dev, .st_ino = e->ino }, now;
 
 	if (!e->ino)
 		return NULL;
-	for (struct object *o = *bucket_of(&key); o; o = o->next)
-		if (o->pin_fd >= 0 && o->dev == e->dev && o->ino == e->ino)
+	for (struct object *o = *bucket_of(&key); o; o = o->next) {
+		if (o->pin_fd < 0 || o->dev != e->dev || o->ino != e->ino)
+			continue;
+		if (fstat(o->pin_fd, &now) == 0 && same_file(o, &now))
 			return o;
+		unpin(o);
+		return NULL;
+	}
 	return NULL;
 }
 
 static void pin(struct object *o, const char *path)
 {
-	if (o->pin_fd >= 0 || ++o->lookups < 2 || npinned == MAX_PINNED)
+	struct stat now;
+
+	if (o->pin_fd >= 0 || ++o->lookups < 2 || npinned >= max_pinned)
 		return;
-	if ((o->pin_fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0)
-		npinned++;
+	fd_limit_on_short(give_up_pins);
+	/* (no descriptor is given back for a pin: it only saves a stat) */
+	if ((o->pin_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	npinned++;
+	/* what was opened is the file that was looked up, not one put there since */
+	if (fstat(o->pin_fd, &now) < 0 || !same_file(o, &now))
+		unpin(o);
 }
 
 static struct object *object_of(pid_t pid, const struct map_entry *e)
@@ -123,8 +166,8 @@ static struct object *object_of(pid_t pid, const struct map_entry *e)
 	if (!o)
 		abort();
 	*o = (struct object){ .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size, .mtime = st.st_mtim,
-			      .path = strdup(e->path), .pin_fd = -1, .next = *head };
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+			      .ctime = st.st_ctim, .path = strdup(e->path), .pin_fd = -1, .next = *head };
+	if ((fd = fd_open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
 		elf_object_load(&o->elf, fd);
 		close(fd);
 	}
@@ -211,7 +254,7 @@ static const struct code_scan *scan_of(pid_t tid, const struct map_entry *e, str
 		char via[96];
 		struct stat st;
 		const char *path = mapped_file(tid, e, via, sizeof(via), &st);
-		int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+		int fd = path ? fd_open(path, O_RDONLY | O_CLOEXEC) : -1;
 
 		o->scanned = fd >= 0 && code_scan_object(&o->scan, fd, &o->elf) ? SCAN_DONE : SCAN_FAILED;
 		if (fd >= 0)
@@ -437,7 +480,7 @@ static void read_exported(pid_t tid, const struct map_entry *e, struct object *o
 	char via[96];
 	struct stat st;
 	const char *path = mapped_file(tid, e, via, sizeof(via), &st);
-	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	int fd = path ? fd_open(path, O_RDONLY | O_CLOEXEC) : -1;
 
 	o->exported_read = true;
 	if (fd < 0)
@@ -556,4 +599,5 @@ void objects_free_all(void)
 		}
 	}
 	npinned = 0;
+	max_pinned = MAX_PINNED;
 }

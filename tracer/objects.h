@@ -1,5 +1,6 @@
 /* Names syscall sites: which mapped object each lies in, at which offset and in which
- * symbol. Objects are read once per run, keyed by device, inode, size and mtime. */
+ * symbol. Objects are read once per run, keyed by device, inode, size, mtime and
+ * ctime. */
 #ifndef SYSTRACE_OBJECTS_H
 #define SYSTRACE_OBJECTS_H
 

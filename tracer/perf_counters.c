@@ -6,6 +6,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fd_limit.h"
+
 /* Cleared at the first failure: on a machine without the counters, do not pay for
  * a failing syscall per process. */
 static int hardware_available = 1;
@@ -30,6 +32,8 @@ void perf_counters_open(struct perf_counters *p, pid_t pid)
 		attr.inherit = 1;        /* count the process's threads too ... */
 		attr.inherit_thread = 1; /* ... but not its child processes */
 		p->fd[i] = (int)syscall(SYS_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (p->fd[i] < 0 && fd_limit_retry(errno))
+			p->fd[i] = (int)syscall(SYS_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 		/* out of descriptors is this image's problem only */
 		if (p->fd[i] < 0 && errno != EMFILE && errno != ENFILE)
 			hardware_available = 0;

@@ -9,6 +9,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "fd_limit.h"
 #include "grow_array.h"
 
 /* From linux/fs.h (6.11), which these headers predate. */
@@ -30,7 +31,7 @@ bool proc_maps_open(struct proc_maps *m, pid_t tid)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)tid);
-	m->fd = open(path, O_RDONLY | O_CLOEXEC);
+	m->fd = fd_open(path, O_RDONLY | O_CLOEXEC);
 	m->have_last = false;
 	m->nlines = 0;
 	m->text = kernel_lacks_query;

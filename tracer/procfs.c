@@ -1,5 +1,6 @@
 #include "procfs.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -7,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "fd_limit.h"
 
 uint64_t monotonic_ns(void)
 {
@@ -26,7 +29,7 @@ static const char *read_stat(pid_t tid, char *buf, size_t size)
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = fd_open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return NULL;
 	n = read(fd, buf, size - 1);
 	close(fd);
@@ -61,34 +64,74 @@ bool procfs_is_running(pid_t tid)
 	return fields && fields[0] == 'R';
 }
 
-bool procfs_status(pid_t tid, struct status_field *fields, size_t n)
+/* Takes line ("Key:\tvalue") into the first field not found yet whose key it has. */
+static size_t status_line(const char *line, struct status_field *fields, size_t n, bool *found)
 {
-	char path[64], buf[4096];
-	size_t found = 0;
-	ssize_t len;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return false;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return false;
-	buf[len] = 0;
 	for (size_t i = 0; i < n; i++) {
 		size_t klen = strlen(fields[i].key);
 
-		/* "Key:\tvalue\n", a line each; the keys wanted lie in the first 4 KiB */
-		for (const char *line = buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-			if (strncmp(line, fields[i].key, klen) == 0 && line[klen] == ':') {
-				found += sscanf(line + klen + 1, fields[i].base == 16 ? "%" SCNx64 : "%" SCNu64,
-						&fields[i].value) == 1;
-				break;
-			}
+		if (!found[i] && strncmp(line, fields[i].key, klen) == 0 && line[klen] == ':') {
+			found[i] = sscanf(line + klen + 1, fields[i].base == 16 ? "%" SCNx64 : "%" SCNu64,
+					  &fields[i].value) == 1;
+			return found[i];
 		}
 	}
-	return found == n;
+	return 0;
+}
+
+bool procfs_status_read(int fd, struct status_field *fields, size_t n)
+{
+	char buf[4096];
+	bool found[PROCFS_STATUS_MAX] = { false }, skipping = false;
+	size_t have = 0, nfound = 0;
+	ssize_t got;
+
+	if (n > PROCFS_STATUS_MAX)
+		return false;
+	/* line by line, as far as the last field wanted: most files are read whole by the
+	 * first read, the fields in it; a line longer than the buffer (Groups: with
+	 * hundreds of supplementary groups) is none of them, and is passed over */
+	while (nfound < n && (got = read(fd, buf + have, sizeof(buf) - 1 - have)) != 0) {
+		char *line = buf, *nl;
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return false;
+		have += (size_t)got;
+		buf[have] = '\0';
+		for (; (nl = memchr(line, '\n', (size_t)(buf + have - line))); line = nl + 1) {
+			*nl = '\0';
+			if (!skipping)
+				nfound += status_line(line, fields, n, found);
+			skipping = false;
+		}
+		have = (size_t)(buf + have - line);
+		memmove(buf, line, have);
+		if (have == sizeof(buf) - 1) {
+			skipping = true;
+			have = 0;
+		}
+	}
+	if (nfound < n && have && !skipping) {
+		buf[have] = '\0';
+		nfound += status_line(buf, fields, n, found);
+	}
+	return nfound == n;
+}
+
+bool procfs_status(pid_t tid, struct status_field *fields, size_t n)
+{
+	char path[64];
+	bool ok;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if ((fd = fd_open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	ok = procfs_status_read(fd, fields, n);
+	close(fd);
+	return ok;
 }
 
 bool procfs_status_u64(pid_t tid, const char *key, int base, uint64_t *value)

@@ -19,6 +19,11 @@ struct status_field {
 	uint64_t value;
 };
 bool procfs_status(pid_t tid, struct status_field *fields, size_t n);
+/* The same from fd, a status file open at its start: read line by line to the last
+ * field wanted, however far (a long Groups: line pushes the Sig* lines past the
+ * first 4 KiB). At most PROCFS_STATUS_MAX fields. */
+#define PROCFS_STATUS_MAX 16
+bool procfs_status_read(int fd, struct status_field *fields, size_t n);
 /* User and system time of the whole thread group so far. */
 bool procfs_times(pid_t pid, uint64_t *user_ns, uint64_t *sys_ns);
 /* The executable's path (malloc'd), or NULL. */

@@ -20,6 +20,9 @@ void fixups_on_sigreturn(struct thread *t, uint64_t stack_pointer)
 
 	if (!as || !as->npatched || process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != 8)
 		return;
+	/* a patch there whose code was unmapped, or replaced by another object's, is not
+	 * followed into its stub (the tracer did not see the munmap) */
+	as_drop_replaced(as, t->tid, rip, rip + 1);
 	/* back to a syscall that is now the start of a jump (a restart the handler's
 	 * SA_RESTART asked for): through the stub's own, traced, syscall instead, so
 	 * that the tracer sees the restart and does not count it twice */
@@ -36,13 +39,6 @@ void fixups_on_sigreturn(struct thread *t, uint64_t stack_pointer)
 	}
 }
 
-/* A thread in the gate (blocked in, or just back from, an in-process call) about to
- * run a handler is given the state it would have in the original syscall: the stub's
- * call and red-zone step undone (and the log routine's frame, with the flags it
- * saved), rip after the site's syscall. The handler's frame, and whatever unwinds
- * through it (pthread_cancel, a C++ exception, a backtrace), then sees the program's
- * own code, which has unwind information; on return the frame logic (rt_sigreturn)
- * sends it back through the stub where needed. */
 /* The error of an in-process call that returned while its stub's count of it will
  * not run, counted in the thread's slot as the stub would have. */
 static void count_stub_error(struct thread *t, const struct patch *p, long nr)
@@ -58,6 +54,13 @@ static void count_stub_error(struct thread *t, const struct patch *p, long nr)
 	slot->pad[REGION_SLOT_ERRORS] = 1;
 }
 
+/* A thread in the gate (blocked in, or just back from, an in-process call) about to
+ * run a handler is given the state it would have in the original syscall: the stub's
+ * call and red-zone step undone (and the log routine's frame, with the flags it
+ * saved), rip after the site's syscall. The handler's frame, and whatever unwinds
+ * through it (pthread_cancel, a C++ exception, a backtrace), then sees the program's
+ * own code, which has unwind information; on return the frame logic (rt_sigreturn)
+ * sends it back through the stub where needed. */
 static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs_struct *regs)
 {
 	/* the gate's return address, then: from a stub whose number varies, the
@@ -86,7 +89,9 @@ static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs
 	if (logged && returned)
 		syscall_log_set_result(t, frame[1], (int64_t)regs->rax);
 	else if (returned && (int64_t)regs->rax < 0 && (int64_t)regs->rax >= -4095)
-		count_stub_error(t, p, (long)regs->orig_rax);
+		/* the number from the stub's frame: orig_rax is -1 when an interrupt,
+		 * not the syscall's return, brought the signal at this rip */
+		count_stub_error(t, p, p->plan.nr < 0 ? (long)frame[1] : p->plan.nr);
 	if (logged)
 		regs->eflags = frame[4];
 	regs->rsp += popped + 128;

@@ -62,7 +62,7 @@ static const char *plan_site(struct thread *t, struct addr_space *as, struct sit
 			objects_learn_refusal(&code, s->addr, reason);
 		return reason;
 	}
-	if (as_site_overlapping(as, p->plan.start, p->plan.end))
+	if (as_site_overlapping_in(as, t->tid, p->plan.start, p->plan.end))
 		return "overlaps-patch";
 	if (p->plan.nr >= 0 && p->plan.nr != nr)
 		return "number-mismatch";

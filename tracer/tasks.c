@@ -6,6 +6,7 @@
 
 #include "objects.h"
 #include "procfs.h"
+#include "remote_read.h"
 
 #define THREAD_BUCKETS 4096
 static struct thread *threads[THREAD_BUCKETS];
@@ -214,19 +215,78 @@ void image_end_by_status(struct image *img, int wait_status)
 		image_end(img, IMAGE_EXITED, WEXITSTATUS(wait_status));
 }
 
+/* Names s as its memory's record of it was named, when it was: from the object
+ * mapped when the site was planned (at its first trap, or from what is known). The
+ * object mapped there now may be another: munmap runs in-process, so a dlclose, and
+ * a dlopen at the same address, go by unseen. True if it did. */
+static bool name_as_planned(const struct addr_space *as, struct site_record *s)
+{
+	const struct site_record *planned = as ? site_table_find(&as->sites, s->addr) : NULL;
+
+	if (!planned || !planned->named)
+		return false;
+	s->object = planned->object;
+	s->offset = planned->offset;
+	s->symbol = planned->symbol;
+	s->symbol_offset = planned->symbol_offset;
+	s->named = true;
+	return true;
+}
+
+/* Whether the two bytes at a trapped site are still a system call instruction
+ * (syscall, int $0x80, sysenter): if not, other code is mapped there now. */
+static bool still_a_syscall(const uint8_t b[2])
+{
+	return (b[0] == 0x0f && (b[1] == 0x05 || b[1] == 0x34)) || (b[0] == 0xcd && b[1] == 0x80);
+}
+
 void image_name_sites(struct image *img, pid_t tid, struct site_record *extra)
 {
+	size_t n = 0, *which;
+	struct iovec *local, *remote;
+	uint8_t (*code)[2];
+	bool *whole;
+
 	if (!img->unnamed_sites && !extra)
 		return;
 	if (!objects_begin(tid))
 		return;
+	which = zalloc((img->sites.n + 1) * sizeof(*which));
 	for (size_t i = 0; img->unnamed_sites && i < img->sites.n; i++)
-		if (!img->sites.sites[i].named)
-			objects_name_site(tid, &img->sites.sites[i]);
+		if (!img->sites.sites[i].named && !name_as_planned(img->as, &img->sites.sites[i]))
+			which[n++] = i;
+	/* the others from what is mapped now, if their code is still there (one read):
+	 * a site whose bytes changed is left without an object rather than given one
+	 * that never ran it */
+	local = zalloc((n + 1) * sizeof(*local));
+	remote = zalloc((n + 1) * sizeof(*remote));
+	code = zalloc((n + 1) * sizeof(*code));
+	whole = zalloc((n + 1) * sizeof(*whole));
+	for (size_t k = 0; k < n; k++) {
+		local[k] = (struct iovec){ code[k], 2 };
+		remote[k] = (struct iovec){ (void *)img->sites.sites[which[k]].addr, 2 };
+	}
+	remote_read_ranges(tid, local, remote, n, whole);
+	for (size_t k = 0; k < n; k++) {
+		struct site_record *s = &img->sites.sites[which[k]];
+
+		if (whole[k] && still_a_syscall(code[k])) {
+			objects_name_site(tid, s);
+		} else {
+			s->object = NULL;
+			s->offset = s->addr;
+			s->named = true;
+		}
+	}
 	img->unnamed_sites = 0;
 	if (extra)
 		objects_name_site(tid, extra);
 	objects_end();
+	free(which);
+	free(local);
+	free(remote);
+	free(code);
+	free(whole);
 }
 
 void tasks_set_output_dir(struct output_dir *d)

@@ -285,6 +285,9 @@ void patches_withdraw(struct thread *t, struct addr_space *as)
 	collect_sharers(&sh, t, as);
 	/* threads inside a stub finish it (stubs stay); none can be inside a jump */
 	stop_sharers(&sh, 0, 0);
+	/* the original bytes go back only where the jump still is: not over the code of
+	 * an object mapped since at the same address */
+	as_drop_replaced(as, t->tid, 0, UINT64_MAX);
 	for (size_t i = 0; i < as->sites.n; i++) {
 		struct patch *p = &as->patches[i];
 

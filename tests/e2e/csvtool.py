@@ -187,52 +187,12 @@ def image_counts(d, pid, image, abi="x86_64"):
 STRACE_MODE = re.compile(r"System call usage summary for (.*?)(?: mode)?:\s*$")
 
 
-def strace_tables(path):
-    """Parses `strace -c` output (the default table, or -U name,calls) into
-    {abi: Counter(name -> calls)}. The first table is x86_64; strace heads the
-    others with 'System call usage summary for 32 bit mode:' (i386) or 'for x32 mode:'."""
-    tables = {}
-    abi = "x86_64"
-    layout = None
-    if not os.path.exists(path):
-        raise CheckError(f"{path}: missing (strace did not run?)")
-    with open(path) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            m = STRACE_MODE.match(line)
-            if m:
-                abi = {"32 bit": "i386", "x32": "x32", "64 bit": "x86_64"}.get(m.group(1), m.group(1))
-                layout = None
-                continue
-            fields = line.split()
-            if not fields:
-                continue
-            if fields[0] == "syscall" and fields[-1] == "calls":
-                layout = "name,calls"
-                tables.setdefault(abi, collections.Counter())
-                continue
-            if fields[0] == "%" and fields[-1] == "syscall":
-                layout = "default"
-                tables.setdefault(abi, collections.Counter())
-                continue
-            if layout is None or set(line.strip()) <= set("- "):
-                continue
-            if layout == "name,calls":
-                name, calls = fields[0], fields[1]
-            else:
-                name, calls = fields[-1], fields[3]
-            if name == "total":
-                layout = None
-                continue
-            tables[abi][name] += int(calls)
-    if not tables:
-        raise CheckError(f"{path}: no strace -c table found")
-    return tables
-
-
-def strace_errors(path):
-    """Parses `strace -c -U name,calls,errors` output into {abi: Counter(name ->
-    errors)} (strace leaves the errors blank when there are none)."""
+def strace_tables(path, field="calls"):
+    """Parses `strace -c` output (the default table, or -U name,calls or
+    name,calls,errors) into {abi: Counter(name -> field)}, field being calls or
+    errors (strace leaves errors blank when there are none). The first table is
+    x86_64; strace heads the others with 'System call usage summary for 32 bit
+    mode:' (i386) or 'for x32 mode:'."""
     tables = {}
     abi = "x86_64"
     columns = None
@@ -247,18 +207,32 @@ def strace_errors(path):
                 columns = None
                 continue
             fields = line.split()
-            if fields == ["syscall", "calls", "errors"]:
-                columns = fields
+            if not fields:
+                continue
+            if fields[0] == "syscall" and "calls" in fields:
+                columns = fields[1:]  # -U: the name first, then these
+                if field not in columns:
+                    raise CheckError(f"{path}: strace's table has no {field} column (-U name,calls,{field})")
                 tables.setdefault(abi, collections.Counter())
                 continue
-            if columns is None or not fields or set(line.strip()) <= set("- "):
+            if fields[0] == "%" and fields[-1] == "syscall":
+                columns = "default"
+                tables.setdefault(abi, collections.Counter())
                 continue
-            if fields[0] == "total":
+            if columns is None or set(line.strip()) <= set("- "):
+                continue
+            if columns == "default":
+                name = fields[-1]
+                values = {"calls": fields[3], "errors": fields[4] if len(fields) == 6 else "0"}
+            else:
+                name = fields[0]
+                values = dict(zip(columns, fields[1:]))
+            if name == "total":
                 columns = None
                 continue
-            tables[abi][fields[0]] += int(fields[2]) if len(fields) > 2 else 0
+            tables[abi][name] += int(values.get(field, "0"))
     if not tables:
-        raise CheckError(f"{path}: no strace -c -U name,calls,errors table found")
+        raise CheckError(f"{path}: no strace -c table found")
     return tables
 
 
@@ -271,7 +245,7 @@ def compare_errors(d, strace_file, abi="x86_64", out=sys.stdout, skip=()):
             if r["errors"] == "":
                 raise CheckError(f"syscalls.csv: {r['syscall']} of pid {r['pid']} has no errors field")
             got[r["syscall"]] += to_int(r["errors"], f"syscalls.csv {r}")
-    expected = strace_errors(strace_file).get(abi, collections.Counter())
+    expected = strace_tables(strace_file, "errors").get(abi, collections.Counter())
     problems = []
     print(f"{'syscall':<20} {'errors':>9} {'strace':>9}   ({abi})", file=out)
     for name in sorted(set(got) | set(expected)):
@@ -894,6 +868,14 @@ def check_consistency(d, patch_off=True):
     for k in set(sc_sum) | set(site_rows):
         if k not in by_image:
             problems.append(f"syscalls.csv/sites.csv have rows for pid {k[0]} image {k[1]}, which processes.csv lacks")
+    # each sites.csv row joins exactly one processes.csv row by (pid, image, start_ns)
+    if sites and "start_ns" in sites[0]:
+        for r in sites:
+            n = keys.get((r["pid"], r["image"], r["start_ns"]), 0)
+            if n != 1:
+                problems.append(f"sites.csv pid {r['pid']} image {r['image']} offset {r['offset']}: start_ns {r['start_ns']} joins {n} processes.csv rows")
+    elif sites:
+        problems.append("sites.csv has no start_ns column (INTERFACE.md: a row joins one processes.csv row by it)")
     return problems
 
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Exit status (the conventions of env and timeout): the command's own status;
-# 128+N when it was killed by signal N; 127 when the command is not found; 126 when it
+# 128+N in the shell when it was killed by signal N (systrace dies by N); 127 when the command is not found; 126 when it
 # cannot be executed; 125 when systrace itself fails (unknown option, no command,
 # unusable output folder). Every error message names what was wrong; an unusable
 # output folder fails before the command runs and leaves no CSV file behind.
@@ -33,7 +33,7 @@ expect_status 0 exit0 "" -- --patch=off -o "$T/o1" -- "$P/exit_code" exit 0
 expect_status 3 exit3 "" -- --patch=off -o "$T/o2" -- "$P/exit_code" exit 3
 expect_status 255 exit255 "" -- --patch=off -o "$T/o3" -- "$P/exit_code" exit 255
 expect_status 7 getppid_exit7 "" -- --patch=off -o "$T/o4" -- "$P/getppid_loop" 10 7
-# killed by a signal: 128 + N
+# killed by a signal: 128 + N (systrace dies by the same signal: test_signal_death)
 expect_status 143 sigterm "" -- --patch=off -o "$T/o5" -- "$P/exit_code" kill 15
 expect_status 137 sigkill "" -- --patch=off -o "$T/o6" -- "$P/exit_code" kill 9
 expect_status 139 sigsegv "" -- --patch=off -o "$T/o7" -- "$P/exit_code" segv
@@ -48,8 +48,11 @@ for o in o2:exit:3 o5:signal:15 o6:signal:9 o7:signal:11; do
 done
 
 # not found: 127
-expect_status 127 missing_path /nonexistent/dir/no_such_cmd_xyz -- -o "$T/o10" -- /nonexistent/dir/no_such_cmd_xyz
-expect_status 127 missing_in_path no_such_cmd_xyz -- -o "$T/o11" -- no_such_cmd_xyz arg
+echo data >"$T/regular_file"
+# (a path is said as a shell says it, a name searched in PATH is "not found")
+expect_status 127 missing_path "/nonexistent/dir/no_such_cmd_xyz: No such file or directory" -- -o "$T/o10" -- /nonexistent/dir/no_such_cmd_xyz
+expect_status 127 missing_in_path "no_such_cmd_xyz: command not found" -- -o "$T/o11" -- no_such_cmd_xyz arg
+expect_status 127 path_through_file "regular_file/cmd: Not a directory" -- -o "$T/o11b" -- "$T/regular_file/cmd"
 # cannot execute: 126
 printf '#!/bin/sh\necho hi\n' >"$T/not_executable"
 chmod 644 "$T/not_executable"

@@ -9,108 +9,36 @@
 . "$(dirname "$0")/lib.sh"
 export E2E_DIR
 
-SHELL_CMD=
-if command -v bash >/dev/null 2>&1; then
-	SHELL_CMD="$(command -v bash) --norc --noprofile -i"
-else
-	SHELL_CMD="/bin/sh -i"
-fi
-
-python3 - "$SYSTRACE" "$PROGRAMS" "$TMPDIR" "$SHELL_CMD" <<'PY' || check_problem "job control (above)"
-import os, pty, re, select, signal, sys, time
+python3 - "$SYSTRACE" "$PROGRAMS" "$TMPDIR" <<'PY' || check_problem "job control (above)"
+import os, re, sys, time
 sys.path.insert(0, os.environ["E2E_DIR"])
 import csvtool
+from ptyshell import PtyShell
 
-systrace, programs, tmp, shell_cmd = sys.argv[1:5]
+systrace, programs, tmp = sys.argv[1:4]
 outdir = os.path.join(tmp, "jobctl")
-shell = shell_cmd.split()
-env = dict(os.environ, PS1="PROMPT> ", TERM="dumb", HISTFILE="/dev/null")
-
-pid, fd = pty.fork()
-if pid == 0:
-    os.execve(shell[0], shell, env)
-
-transcript = b""
+sh = PtyShell()
 problems = []
-
-def read_some(timeout):
-    global transcript
-    r, _, _ = select.select([fd], [], [], timeout)
-    if r:
-        try:
-            data = os.read(fd, 4096)
-        except OSError:
-            return False
-        transcript += data
-        return bool(data)
-    return True
-
-def expect(pattern, timeout, start=0):
-    """Waits until the transcript (from offset start) matches pattern."""
-    rx = re.compile(pattern.encode(), re.M)
-    end = time.monotonic() + timeout
-    while True:
-        m = rx.search(transcript, start)
-        if m:
-            return m
-        left = end - time.monotonic()
-        if left <= 0:
-            return None
-        if not read_some(min(left, 0.2)):
-            return rx.search(transcript, start)
-
-def send(s):
-    os.write(fd, s.encode())
+expect, send, read_some = sh.expect, sh.send, sh.read_some
 
 def ticks_after(offset):
-    return [int(x) for x in re.findall(rb"^tick (\d+)\r?$", transcript[offset:], re.M)]
-
-def session_pids():
-    """Processes of the pty's session (the shell is its leader)."""
-    pids = []
-    for p in os.listdir("/proc"):
-        if not p.isdigit():
-            continue
-        try:
-            with open(f"/proc/{p}/stat") as f:
-                stat = f.read()
-            fields = stat[stat.rindex(")") + 2:].split()
-            if int(fields[3]) == pid:
-                pids.append(int(p))
-        except (OSError, ValueError, IndexError):
-            pass
-    return pids
-
-def cleanup():
-    for p in session_pids():
-        try:
-            os.kill(p, signal.SIGKILL)
-        except OSError:
-            pass
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except OSError:
-        pass
-    try:
-        os.waitpid(pid, 0)
-    except OSError:
-        pass
+    return [int(x) for x in re.findall(rb"^tick (\d+)\r?$", sh.transcript[offset:], re.M)]
 
 def done(ok):
     if not ok:
         for p in problems:
             print("FAIL: " + p)
         print("--- terminal transcript ---")
-        print(transcript.decode(errors="replace").replace("\r", ""))
+        print(sh.text())
         print("---------------------------")
-    cleanup()
+    sh.close()
     sys.exit(0 if ok else 1)
 
 try:
     if not expect(r"PROMPT> ", 20):
         problems.append("the interactive shell printed no prompt within 20 s")
         done(False)
-    mark = len(transcript)
+    mark = sh.mark()
     send(f"{systrace} --patch=off -o {outdir} -- {programs}/ticks 60 50\n")
     if not expect(r"^tick 5\r?$", 60, mark):
         problems.append("no 'tick 5' within 60 s of starting systrace")
@@ -121,7 +49,7 @@ try:
         problems.append("after Ctrl-Z the shell did not report the job stopped within 20 s")
         done(False)
     read_some(0.3)
-    stopped_at = len(transcript)
+    stopped_at = sh.mark()
     last = max(ticks_after(mark))
     end = time.monotonic() + 1.0  # one second stopped: 20 ticks if it were running
     while time.monotonic() < end:
@@ -130,7 +58,7 @@ try:
     if more:
         problems.append(f"the ticks went on while the job was stopped: {more} after tick {last}")
     print(f"stopped after tick {last}")
-    mark2 = len(transcript)
+    mark2 = sh.mark()
     send("fg\n")
     if not expect(r"^ticks done\r?$", 60, mark2):
         problems.append("after fg the program did not finish ('ticks done') within 60 s")
@@ -138,7 +66,7 @@ try:
     if not expect(r"PROMPT> ", 30, mark2):
         problems.append("no prompt within 30 s after the program finished (systrace did not exit?)")
         done(False)
-    mark3 = len(transcript)
+    mark3 = sh.mark()
     send('echo "RC=$?"\n')
     m = expect(r"^RC=(\d+)\r?$", 10, mark3)
     if not m:
@@ -152,7 +80,7 @@ try:
     all_ticks = ticks_after(mark)
     if sorted(set(all_ticks)) != list(range(1, 61)):
         problems.append(f"the ticks are not 1..60 once each: {all_ticks}")
-    text = transcript.decode(errors="replace")
+    text = sh.text()
     for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
         if marker in text:
             problems.append(f"sanitizer report in the terminal output ({marker})")

@@ -36,6 +36,8 @@ Suite *stops_suite(void);
 Suite *counting_suite(void);
 Suite *site_history_suite(void);
 Suite *syscall_table_suite(void);
+Suite *remote_read_suite(void);
+Suite *procfs_suite(void);
 
 /* A one-test-case suite, the common shape here. */
 Suite *single_case_suite(const char *name, const TTest *const *tests);

@@ -1,6 +1,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "addr_space.h"
@@ -243,6 +244,91 @@ START_TEST(overlapping_only_written_patches)
 	ck_assert_ptr_null(as_site_overlapping(as, fn_at(0), fn_at(0) + FN_GAP));
 	ck_assert_ptr_null(as_site_overlapping(as, fn_at(2), fn_at(4)));
 	ck_assert_uint_eq(as_site_overlapping(as, fn_at(0), fn_at(4))->addr, fn_at(1) + 6);
+	as_put(as);
+}
+END_TEST
+
+/* This process's memory as a traced one's: two pages, before_fn and after_fn planned
+ * and written in the first (their code, then their jumps), before_fn in the second;
+ * the stub area lies within reach (nothing runs: only the bytes are read). */
+static struct addr_space *written_here(uint8_t **mem, size_t *page)
+{
+	struct addr_space *as = as_new();
+	const struct { const struct fn *f; size_t at; } fns[] = {
+		{ &before_fn, 0 }, { &after_fn, FN_GAP }, { &before_fn, 0 },
+	};
+
+	*page = (size_t)sysconf(_SC_PAGESIZE);
+	*mem = mmap(NULL, 2 * *page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(*mem, MAP_FAILED);
+	as_add_area(as, (uint64_t)(uintptr_t)*mem + (16 << 20), PATCH_AREA_SIZE);
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		uint8_t *code = *mem + (i == 2 ? *page : 0) + fns[i].at;
+		struct patch *p;
+
+		memcpy(code, fns[i].f->code, fns[i].f->len);
+		p = write_fn(as, fns[i].f, (uint64_t)(uintptr_t)code);
+		ck_assert(patch_bytes(&p->plan, p->stub.addr, code + (p->plan.start - (uint64_t)(uintptr_t)code)));
+	}
+	return as;
+}
+
+START_TEST(a_patch_whose_jump_is_gone_goes_stale)
+{
+	uint8_t *mem;
+	size_t page;
+	struct addr_space *as = written_here(&mem, &page);
+	uint64_t base = (uint64_t)(uintptr_t)mem;
+	struct patch *first = patch_at(as, base + 0xb), *second = patch_at(as, base + FN_GAP + 6),
+		     *third = patch_at(as, base + page + 0xb);
+	uint64_t inside = base + FN_GAP + 8; /* after_fn's second covered instruction */
+
+	/* every jump in place: nothing changes */
+	ck_assert_uint_eq(as_drop_replaced(as, getpid(), 0, UINT64_MAX), 0);
+	ck_assert(first->state == PATCH_WRITTEN && second->state == PATCH_WRITTEN && third->state == PATCH_WRITTEN);
+	ck_assert_uint_eq(as_translate(as, inside), second->stub.after);
+	/* other code where after_fn's jump was (its object unmapped, another mapped at
+	 * the same address: the original bytes, as a fresh copy of it has them), and the
+	 * second page unmapped */
+	memcpy(mem + FN_GAP, after_fn.code, after_fn.len);
+	ck_assert_int_eq(munmap(mem + page, page), 0);
+	/* a range that no written patch overlaps reads nothing, changes nothing */
+	ck_assert_uint_eq(as_drop_replaced(as, getpid(), base, base + 3), 0);
+	ck_assert_uint_eq(as_drop_replaced(as, getpid(), base + FN_GAP, base + FN_GAP + 6), 0);
+	ck_assert_int_eq(second->state, PATCH_WRITTEN);
+	/* a range over one of them checks that one only */
+	ck_assert_uint_eq(as_drop_replaced(as, getpid(), inside, inside + 1), 1);
+	ck_assert_int_eq(second->state, PATCH_STALE);
+	ck_assert_int_eq(third->state, PATCH_WRITTEN);
+	/* stale: a frame or thread there is left where it is */
+	ck_assert_uint_eq(as_translate(as, inside), inside);
+	/* all of them: the unmapped one too; the one in place stays */
+	ck_assert_uint_eq(as_drop_replaced(as, getpid(), 0, UINT64_MAX), 1);
+	ck_assert_int_eq(first->state, PATCH_WRITTEN);
+	ck_assert_int_eq(third->state, PATCH_STALE);
+	ck_assert_uint_eq(as->npatched, 3); /* their counters still count */
+	munmap(mem, page);
+	as_put(as);
+}
+END_TEST
+
+START_TEST(overlapping_a_patch_whose_jump_is_gone)
+{
+	uint8_t *mem;
+	size_t page;
+	struct addr_space *as = written_here(&mem, &page);
+	uint64_t base = (uint64_t)(uintptr_t)mem;
+
+	/* in place: it overlaps */
+	ck_assert_uint_eq(as_site_overlapping_in(as, getpid(), base + FN_GAP, base + FN_GAP + 7)->addr,
+			  base + FN_GAP + 6);
+	ck_assert_int_eq(patch_at(as, base + FN_GAP + 6)->state, PATCH_WRITTEN);
+	/* replaced: it does not, and is stale from then on */
+	mem[FN_GAP + 6] = 0x0f;
+	ck_assert_ptr_null(as_site_overlapping_in(as, getpid(), base + FN_GAP, base + FN_GAP + 7));
+	ck_assert_int_eq(patch_at(as, base + FN_GAP + 6)->state, PATCH_STALE);
+	ck_assert_uint_eq(as_site_overlapping_in(as, getpid(), base, base + FN_GAP)->addr, base + 0xb);
+	munmap(mem, 2 * page);
 	as_put(as);
 }
 END_TEST
@@ -538,5 +624,5 @@ Suite *addr_space_suite(void)
 		overlapping_only_written_patches, reach_is_strictly_less_than_as_reach, stub_room_is_taken_in_16_byte_steps,
 		a_full_or_far_area_is_passed_over, deciding_a_patch, the_site_a_counter_counts,
 		a_fork_child_has_the_same_patches, a_fork_child_and_its_parent_change_apart, references_are_counted,
-		NULL }, (const struct table_test[]){ { room_within_reach_of_both_ends, TABLE_ROWS(reach_cases) }, { NULL, 0 } });
+		a_patch_whose_jump_is_gone_goes_stale, overlapping_a_patch_whose_jump_is_gone, NULL }, (const struct table_test[]){ { room_within_reach_of_both_ends, TABLE_ROWS(reach_cases) }, { NULL, 0 } });
 }

@@ -59,6 +59,21 @@ struct rig {
 
 typedef long (*fn3)(long, long, long);
 
+/* The error test without flags (BMI2), for the rigs built while set. */
+static bool rig_flag_free;
+
+/* Runs test with the error test both ways: with the flags saved, and without flags
+ * (where the CPU has BMI2). */
+static void both_error_tests(void (*test)(void))
+{
+	rig_flag_free = false;
+	test();
+	if (__builtin_cpu_supports("bmi2")) {
+		rig_flag_free = true;
+		test();
+		rig_flag_free = false;
+	}
+}
 /* The numbers that must stop only in some cases, for the rigs built while set. */
 static const struct stub_guard *rig_guards;
 static size_t rig_nguards;
@@ -98,7 +113,8 @@ static fn3 rig_install_at(struct rig *r, const uint8_t *fn, size_t len, size_t s
 	cfg = (struct stub_config){ .gate = (uintptr_t)r->gate, .site_counter = site_counter,
 				    .nr_counters = NR_COUNTERS, .site_errors = site_counter + SITE_ERRORS,
 				    .nr_errors = NR_ERRORS, .errors_seen = ERRORS_SEEN, .nr_limit = NR_LIMIT,
-				    .slow_nrs = slow, .nslow = nslow, .guards = rig_guards, .nguards = rig_nguards };
+				    .slow_nrs = slow, .nslow = nslow, .guards = rig_guards, .nguards = rig_nguards,
+				    .flag_free_errors = rig_flag_free };
 	if (rig_time) {
 		cfg.time_call = (uintptr_t)r->gate + (uintptr_t)(gate_time_call - gate_code);
 		cfg.site_time = REGION_TIME_SITE_TICKS + site_counter;
@@ -187,7 +203,7 @@ START_TEST(fixed_number_after)
 }
 END_TEST
 
-START_TEST(run_time_number)
+static void run_time_number_with(void)
 {
 	static const int slow[] = { SYS_vfork, SYS_getpid };
 	struct block b = { { 0 } };
@@ -222,6 +238,11 @@ START_TEST(run_time_number)
 	ck_assert_uint_eq(total, 4 + 2 + 1);
 	gs_release();
 	rig_free(&r);
+}
+
+START_TEST(run_time_number)
+{
+	both_error_tests(run_time_number_with);
 }
 END_TEST
 
@@ -479,15 +500,26 @@ static void registers_flags_and_red_zone_kept(bool timed)
 	rig_free(&failing);
 }
 
-START_TEST(registers_flags_and_red_zone_are_kept)
+static void untimed_registers_kept(void)
 {
 	registers_flags_and_red_zone_kept(false);
 }
-END_TEST
 
-START_TEST(timed_registers_flags_and_red_zone_are_kept)
+static void timed_registers_kept(void)
 {
 	registers_flags_and_red_zone_kept(true);
+}
+
+START_TEST(registers_flags_and_red_zone_are_kept)
+{
+	both_error_tests(untimed_registers_kept);
+}
+END_TEST
+
+/* with BMI2 too: the flags the time routine changes after the call must not show */
+START_TEST(timed_registers_flags_and_red_zone_are_kept)
+{
+	both_error_tests(timed_registers_kept);
 }
 END_TEST
 
@@ -769,6 +801,67 @@ START_TEST(stubs_decode_as_documented)
 }
 END_TEST
 
+/* The error test without flags (BMI2): lea, mov, shrx, jrcxz into the counts, jmp
+ * past them; a run-time number read from the stack and dropped with a lea. */
+START_TEST(flag_free_errors_decode_as_documented)
+{
+	static const unsigned fixed_ids[] = {
+		X86_INS_MOV, X86_INS_MOV, X86_INS_MOV, X86_INS_LEA, X86_INS_MOV,
+		X86_INS_LEA, X86_INS_MOVABS, X86_INS_CALL,
+		X86_INS_LEA, X86_INS_MOV, X86_INS_SHRX, X86_INS_JRCXZ, X86_INS_JMP, /* the test */
+		X86_INS_MOV, X86_INS_LEA, X86_INS_MOV, X86_INS_MOV,                  /* the count */
+		X86_INS_LEA, X86_INS_JMP, X86_INS_SYSCALL, X86_INS_JMP,
+	};
+	static const unsigned runtime_tail_ids[] = {
+		X86_INS_LEA, X86_INS_MOV, X86_INS_SHRX, X86_INS_JRCXZ, X86_INS_JMP,
+		X86_INS_MOV,                                                         /* the number */
+		X86_INS_MOV, X86_INS_LEA, X86_INS_MOV, X86_INS_MOV, X86_INS_LEA, X86_INS_MOV, X86_INS_MOV,
+		X86_INS_LEA,                                                         /* dropped */
+		X86_INS_LEA, X86_INS_JMP,
+	};
+	struct patch_plan b = before_plan(), a = after_plan();
+	struct stub_config cfg = some_config;
+	struct stub_layout l;
+	struct decoded d;
+	uint8_t out[STUB_MAX_LEN];
+	size_t len, i;
+
+	cfg.flag_free_errors = true;
+	len = stub_build(&b, &cfg, 0x40000, out, sizeof(out), &l);
+	ck_assert_uint_gt(len, 0);
+	decode(&d, out, len, l.addr);
+	assert_ids(&d, fixed_ids, sizeof(fixed_ids) / sizeof(fixed_ids[0]));
+	ck_assert_str_eq(d.insn[8].op_str, "rcx, [rax + 0x1000]");
+	ck_assert_str_eq(d.insn[10].op_str, "rcx, rcx, r11");
+	ck_assert_uint_eq(l.ncounts, 2);
+	ck_assert_uint_eq(branch_target(&d.insn[11]), l.count_from[1]); /* jrcxz: an error */
+	ck_assert_uint_eq(branch_target(&d.insn[12]), d.insn[17].address); /* jmp: none */
+	assert_count_triple(&d, l.count_from[1], l.count_to[1], cfg.site_errors, X86_REG_INVALID);
+	ck_assert_str_eq(d.insn[17].op_str, "rsp, [rsp + 0x80]");
+	decoded_free(&d);
+
+	len = stub_build(&a, &cfg, 0x40000, out, sizeof(out), &l);
+	ck_assert_uint_gt(len, 0);
+	decode(&d, out, len, l.addr);
+	ck_assert_uint_eq(l.ncounts, 4);
+	i = insn_at(&d, l.count_to[1]) + 4; /* popfq, push, movabs, call */
+	ck_assert_int_eq(d.insn[i - 1].id, X86_INS_CALL);
+	ck_assert_uint_ge(d.n, i + sizeof(runtime_tail_ids) / sizeof(runtime_tail_ids[0]));
+	for (size_t k = 0; k < sizeof(runtime_tail_ids) / sizeof(runtime_tail_ids[0]); k++)
+		ck_assert_msg(d.insn[i + k].id == runtime_tail_ids[k], "instruction %zu: %s %s", i + k,
+			      d.insn[i + k].mnemonic, d.insn[i + k].op_str);
+	ck_assert_uint_eq(branch_target(&d.insn[i + 3]), d.insn[i + 5].address);
+	ck_assert_uint_eq(branch_target(&d.insn[i + 4]), d.insn[i + 13].address);
+	ck_assert_str_eq(d.insn[i + 5].op_str, "rcx, qword ptr [rsp]");
+	assert_count_triple(&d, l.count_from[2], l.count_to[2], cfg.site_errors, X86_REG_INVALID);
+	assert_count_triple(&d, l.count_from[3], l.count_to[3], cfg.nr_errors, X86_REG_RCX);
+	ck_assert_str_eq(d.insn[i + 13].op_str, "rsp, [rsp + 8]");
+	ck_assert_str_eq(d.insn[i + 14].op_str, "rsp, [rsp + 0x80]");
+	ck_assert_uint_eq(branch_target(&d.insn[i + 15]), l.after);
+	decoded_free(&d);
+}
+END_TEST
+
 START_TEST(rewind_to_an_interrupted_load)
 {
 	struct patch_plan plans[] = { before_plan(), after_plan() };
@@ -883,7 +976,7 @@ static void step_through(fn3 fn, const struct rig *r, long a0, bool rewind, unsi
 	*c = (struct step_counts){ site_count(&b, r), nr_count(&b, a0), site_errors(&b, r), nr_errors(&b, a0) };
 }
 
-START_TEST(a_rewound_triple_loses_no_count)
+static void a_rewound_triple_loses_no_count_with(void)
 {
 	static const uint8_t close_fn[] = { 0xb8, 0x03, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xc3 };
 	struct rig fixed, runtime, failing;
@@ -921,6 +1014,11 @@ START_TEST(a_rewound_triple_loses_no_count)
 	rig_free(&fixed);
 	rig_free(&runtime);
 	rig_free(&failing);
+}
+
+START_TEST(a_rewound_triple_loses_no_count)
+{
+	both_error_tests(a_rewound_triple_loses_no_count_with);
 }
 END_TEST
 
@@ -1225,7 +1323,7 @@ Suite *stub_suite(void)
 {
 	return single_case_suite("stub", (const TTest *const[]){
 		fixed_number_before, fixed_number_after, run_time_number, registers_flags_and_red_zone_are_kept,
-		layout_and_translation, patch_is_a_jump_then_int3, stubs_that_cannot_be_built, stubs_decode_as_documented,
+		layout_and_translation, patch_is_a_jump_then_int3, stubs_that_cannot_be_built, stubs_decode_as_documented, flag_free_errors_decode_as_documented,
 		rewind_to_an_interrupted_load, a_rewound_triple_loses_no_count, each_thread_counts_in_its_own_block,
 		guarded_numbers, timed_registers_flags_and_red_zone_are_kept, timed_stubs_decode_as_documented,
 		timed_calls_count_and_time, a_signal_in_the_time_routine, NULL });

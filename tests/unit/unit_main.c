@@ -41,6 +41,8 @@ int main(void)
 	srunner_add_suite(runner, counting_suite());
 	srunner_add_suite(runner, site_history_suite());
 	srunner_add_suite(runner, syscall_table_suite());
+	srunner_add_suite(runner, remote_read_suite());
+	srunner_add_suite(runner, procfs_suite());
 	srunner_run_all(runner, CK_NORMAL);
 	failed = srunner_ntests_failed(runner);
 	srunner_free(runner);

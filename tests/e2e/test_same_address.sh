@@ -1,0 +1,41 @@
+#!/bin/sh
+# Another object mapped where a patched one was (dlclose, then a dlopen at the same
+# address). munmap runs in-process, so the tracer does not see the old object go; it
+# must check that a patch's jump is still in memory before acting on it.
+# same_address (tests/programs/same_address.c) checks itself, exit 0 when the new
+# object's function returned what it returns natively:
+#  - frame: a signal frame whose rip lies inside the old patch's bytes is left
+#    where it is, not sent into the old stub;
+#  - withdraw: arch_prctl(ARCH_SET_GS) writes back the original bytes of the patches
+#    still in memory only, not over the new object's code;
+# and in both runs: the old object's site is named in sites.csv from the old object
+# (swap_old+0x9 in swap_old_dso.so, its 5 calls), not from the one mapped there at
+# the end; the dlclose's munmap went in-process (else the tracer saw it, and the
+# case is not the one tested).
+. "$(dirname "$0")/lib.sh"
+require_library
+P=$PROGRAMS
+for mode in frame withdraw; do
+	D=$TMPDIR/$mode
+	echo "== same_address $mode"
+	st_run_mode default "$D" "$P/same_address" "$mode" "$P/swap_old_dso.so" "$P/swap_new_dso.so"
+	case $ST_STATUS in
+	0) ;;
+	2) check_problem "$mode: the construction does not hold: $(cat "$D.err")" ;;
+	*) check_problem "$mode: same_address exited $ST_STATUS (natively 0)"
+	   st_show_err "$D" ;;
+	esac
+	sed 's/^/    /' "$D.out"
+	require_file "$D/sites.csv" "$mode" || continue
+	expect_site_count "$D" symbol=swap_old+0x9 object=/swap_old_dso.so 5 "$mode: the old object's site"
+	expect_site_count "$D" object=/swap_new_dso.so 0 "$mode: sites named in the new object (which has none)"
+	python3 - "$D" <<'PY' || check_problem "$mode: the dlclose's munmap (above)"
+import csv, sys
+rows = [r for r in csv.DictReader(open(f"{sys.argv[1]}/syscalls.csv")) if r["syscall"] == "munmap"]
+inprocess = sum(int(r["inprocess"] or 0) for r in rows)
+if inprocess < 1:
+    print(f"FAIL: no munmap went in-process ({rows}): the tracer saw the dlclose, which is not the case tested")
+    sys.exit(1)
+PY
+done
+finish

@@ -1,0 +1,2 @@
+#define REWRITTEN_V2
+#include "rewritten.h"

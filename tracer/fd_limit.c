@@ -1,0 +1,44 @@
+#include "fd_limit.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+
+static struct rlimit inherited;
+static bool raised;
+static bool (*releaser)(void);
+
+void fd_limit_raise(void)
+{
+	struct rlimit raise;
+
+	if (getrlimit(RLIMIT_NOFILE, &inherited) < 0 || inherited.rlim_cur == inherited.rlim_max)
+		return;
+	raise = (struct rlimit){ inherited.rlim_max, inherited.rlim_max };
+	raised = setrlimit(RLIMIT_NOFILE, &raise) == 0;
+}
+
+void fd_limit_restore_inherited(void)
+{
+	if (raised)
+		setrlimit(RLIMIT_NOFILE, &inherited);
+}
+
+void fd_limit_on_short(bool (*release)(void))
+{
+	releaser = release;
+}
+
+bool fd_limit_retry(int err)
+{
+	return err == EMFILE && releaser && releaser();
+}
+
+int fd_open(const char *path, int flags)
+{
+	int fd = open(path, flags);
+
+	if (fd < 0 && fd_limit_retry(errno))
+		fd = open(path, flags);
+	return fd;
+}
