@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "amortization.h"
+#include "call_times.h"
 #include "counting.h"
 #include "grow_array.h"
 #include "known_sites.h"
@@ -72,7 +73,7 @@ static bool names_library(const char *value)
 	return false;
 }
 
-bool library_setup(enum patch_mode m, unsigned region_slots, bool with_log, char *err, size_t errlen)
+bool library_setup(enum patch_mode m, unsigned region_slots, bool with_log, bool with_time, char *err, size_t errlen)
 {
 	const char *old = getenv("LD_PRELOAD");
 	char *value;
@@ -82,7 +83,7 @@ bool library_setup(enum patch_mode m, unsigned region_slots, bool with_log, char
 	 * the calls' results without a second stop (results.c); without it, they are
 	 * followed to their exit */
 	if (mode == PATCH_OFF) {
-		region_create(region_slots, with_log);
+		region_create(region_slots, with_log, with_time);
 		return true;
 	}
 	if (!(lib_path = find_library())) {
@@ -90,7 +91,7 @@ bool library_setup(enum patch_mode m, unsigned region_slots, bool with_log, char
 			 "(or in ../lib/systrace); without it only --patch=off works");
 		return false;
 	}
-	if (!region_create(region_slots, with_log)) {
+	if (!region_create(region_slots, with_log, with_time)) {
 		snprintf(err, errlen, "cannot create the shared region (%u slots): %s", region_slots, strerror(errno));
 		return false;
 	}
@@ -505,6 +506,7 @@ static void take_counts(struct thread *t, bool again)
 		if (errors)
 			img->rec.errors[syscall_index(ABI_X86_64, nr)] += slot->nr_errors[nr];
 	}
+	call_times_take_slot(t); /* under --time, after the calls: their sites have records */
 	syscall_log_drain(t); /* under --log, the in-process counts are the log's */
 	if (again)
 		region_slot_clear(t->slot, as->next_counter);

@@ -13,7 +13,8 @@
 /* Finds libsystrace.so next to the systrace executable (or in ../lib/systrace) and
  * puts it in systrace's own environment for the command. False with a message when
  * it cannot be found or the region cannot be made. */
-bool library_setup(enum patch_mode mode, unsigned region_slots, bool with_log, char *err, size_t errlen);
+bool library_setup(enum patch_mode mode, unsigned region_slots, bool with_log, bool with_time, char *err,
+		   size_t errlen);
 bool library_enabled(void);
 /* At an execve's seccomp stop (args as the kernel has them): puts the library back in
  * the environment the new program gets if the caller took it out. */

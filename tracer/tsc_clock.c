@@ -83,12 +83,28 @@ void tsc_clock_init(void)
 	ns_per_tick = (double)(ns1 - ns0) / (double)(tsc1 - tsc0);
 }
 
+uint64_t tsc_scale_ns(uint64_t ticks, uint32_t m, uint16_t s, bool up)
+{
+	/* as the kernel does it: no overflow for deltas of years */
+	uint64_t low = (ticks & ((1ULL << s) - 1)) * m;
+
+	return (ticks >> s) * m + (low >> s) + (up && (low & ((1ULL << s) - 1)));
+}
+
 uint64_t tsc_ticks_ns(uint64_t ticks)
 {
 	if (!mult)
 		return (uint64_t)((double)ticks * ns_per_tick);
-	/* as the kernel does it: no overflow for deltas of years */
-	return (ticks >> shift) * mult + (((ticks & ((1ULL << shift) - 1)) * mult) >> shift);
+	return tsc_scale_ns(ticks, mult, shift, false);
+}
+
+uint64_t tsc_ticks_ns_up(uint64_t ticks)
+{
+	double ns = (double)ticks * ns_per_tick;
+
+	if (!mult)
+		return (uint64_t)ns + ((double)(uint64_t)ns < ns);
+	return tsc_scale_ns(ticks, mult, shift, true);
 }
 
 uint64_t tsc_clock_ns(uint64_t tsc)
