@@ -481,7 +481,8 @@ static int read_syscall_row(struct table_file *tf, const int *req, const int *op
 	    number_field(tf, req[Y_ERRORS], "errors", &c->errors, err, errlen) < 0 ||
 	    (opt[Y_PTRACED] >= 0 && number_field(tf, opt[Y_PTRACED], "ptraced", &c->ptraced, err, errlen) < 0) ||
 	    (opt[Y_INPROCESS] >= 0 && number_field(tf, opt[Y_INPROCESS], "inprocess", &inprocess, err, errlen) < 0) ||
-	    (opt[Y_TIME] >= 0 && number_field(tf, opt[Y_TIME], "time_ns", &c->time_ns, err, errlen) < 0))
+	    /* empty: a run without --time */
+	    (opt[Y_TIME] >= 0 && f[opt[Y_TIME]][0] && number_field(tf, opt[Y_TIME], "time_ns", &c->time_ns, err, errlen) < 0))
 		return -1;
 	if (opt[Y_PTRACED] >= 0 && opt[Y_INPROCESS] >= 0 && c->ptraced + inprocess != c->calls) {
 		snprintf(err, errlen, "%s:%lu: ptraced %" PRIu64 " + inprocess %" PRIu64 " is not calls %" PRIu64,
@@ -514,7 +515,7 @@ int syscalls_scan(const char *dir, const struct process_table *t, struct syscall
 			       errlen) < 0)
 		return -1;
 	present->paths = opt[Y_PTRACED] >= 0;
-	present->time = opt[Y_TIME] >= 0;
+	present->time = false; /* a time_ns column with a value: systrace --time */
 	if (t)
 		matcher_init(&m, t, true);
 	while ((got = table_next(&tf, err, errlen)) == 1) {
@@ -532,6 +533,7 @@ int syscalls_scan(const char *dir, const struct process_table *t, struct syscall
 			got = -1;
 			break;
 		}
+		present->time |= opt[Y_TIME] >= 0 && f[opt[Y_TIME]][0];
 		fn(&y, ctx);
 	}
 	if (t)

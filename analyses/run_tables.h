@@ -108,7 +108,8 @@ struct syscall_file_row {
 };
 
 /* Which optional columns syscalls.csv has: ptraced and inprocess (a run of an older
- * systrace has neither), time_ns (a run that measured the calls' times). */
+ * systrace has neither), time_ns with values (a run that measured the calls' times,
+ * --time; without it the column is there, empty). Known once the scan is done. */
 struct syscall_columns_present {
 	bool paths, time;
 };

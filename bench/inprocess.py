@@ -12,6 +12,8 @@ getppid: getppid_loop, N raw getppid calls from one syscall instruction
   base     (with --baseline) the same under another systrace, for before/after
   off      systrace --patch=off -- getppid_loop SLOW_N  (every call a stop)
   strace   strace -f -c -o /dev/null getppid_loop SLOW_N
+  time     (with --time-arms) systrace --patch=safe --time -- getppid_loop N
+  offtime  (with --time-arms) systrace --patch=off --time -- getppid_loop SLOW_N
 threads: threads_loop, T threads x M calls at one shared site
   native, filter, safe, unsafe as above with M calls per thread;
   single, off with SLOW_M calls per thread (under single the shared site stays
@@ -52,13 +54,16 @@ def arms(args):
     n, sn = args.n, args.slow_n
     nt, m, sm = args.threads_t, args.threads_m, args.threads_slow_m
     base = [("base", "base", [g, str(n)], n)] if args.baseline else []
+    timed = [("time", "safe-time", [g, str(n)], n)] if args.time_arms else []
+    offtimed = [("offtime", "off-time", [g, str(sn)], sn)] if args.time_arms else []
     return {
         "getppid": [
             ("native", "native", [g, str(n)], n),
             ("filter", "native", [g, "--allow-filter", str(n)], n),
             ("safe", "safe", [g, str(n)], n),
-        ] + base + [
+        ] + base + timed + [
             ("off", "off", [g, str(sn)], sn),
+        ] + offtimed + [
             ("strace", "strace", [g, str(sn)], sn),
         ],
         "threads": [
@@ -79,6 +84,8 @@ def full_argv(kind, argv, args, outdir):
         return ["strace", "-f", "-c", "-o", "/dev/null"] + argv
     if kind == "base":
         return [args.baseline, "--patch=safe", "-o", outdir, "--"] + argv
+    if kind.endswith("-time"):
+        return [args.systrace, f"--patch={kind[:-5]}", "--time", "-o", outdir, "--"] + argv
     return [args.systrace, f"--patch={kind}", "-o", outdir, "--"] + argv
 
 
@@ -139,8 +146,21 @@ def table(rows, specs, names):
                 f" | {fmt(other, '.2f')} |")
         out.append("")
         # per-round ratios of the in-process arms to the filter baseline
+        # --time's cost: its arms to the same mode's without it, per round
+        for arm, against in (("time", "safe"), ("offtime", "off")):
+            for key in ("wall", "loop"):
+                per = []
+                for rnd in sorted({r["round"] for r in runs}, key=str):
+                    same = {r["arm"]: r for r in runs if r["round"] == rnd and r["status"] == "0"}
+                    if arm in same and against in same:
+                        per.append(ratio(per_call_ns([same[arm]], key), per_call_ns([same[against]], key)))
+                per = [x for x in per if x is not None]
+                if per:
+                    out.append(f"- {name} {arm}/{against}, {key}, per round: "
+                               + ", ".join(f"{x:.3f}" for x in per)
+                               + f"; median {median(per):.3f}")
         for arm, kind, *_ in specs[name]:
-            if kind not in ("safe", "unsafe", "base"):
+            if kind not in ("safe", "unsafe", "base", "safe-time"):
                 continue
             for key in ("wall", "loop"):
                 per = []
@@ -179,6 +199,8 @@ def main():
     ap.add_argument("--systrace", required=True)
     ap.add_argument("--baseline", default="",
                     help="another systrace, run as arm `base` beside `safe` (getppid)")
+    ap.add_argument("--time-arms", action="store_true",
+                    help="getppid: arms `time` and `offtime`, safe and off with --time")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--results", required=True)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Interleaved wall-time comparison: native, systrace, strace -f -c and,
-with --variant-arm OPTION, systrace with that option too (--prepatch, --log), or
+with --variant-arm OPTION, systrace with that option too (--prepatch, --log, --time), or
 with --baseline SYSTRACE, another systrace build with the same --patch (before and
 after a change, in the same rounds).
 
@@ -323,7 +323,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--systrace", required=True)
     ap.add_argument("--patch", default="off")
-    ap.add_argument("--variant-arm", choices=["--prepatch", "--log"],
+    ap.add_argument("--variant-arm", choices=["--prepatch", "--log", "--time"],
                     help="a fourth arm: systrace --patch=MODE with this option")
     ap.add_argument("--baseline", metavar="SYSTRACE",
                     help="a fourth arm: this other systrace build, --patch=MODE")

@@ -12,7 +12,8 @@
 # Default: both.
 #
 # Environment: BASELINE (another systrace: getppid gets an arm `base` run under it,
-# for a before/after comparison in the same rounds), ROUNDS (5), BENCH_CACHE (/var/tmp/systrace-bench), RESULTS
+# for a before/after comparison in the same rounds), TIME_ARMS (1: getppid gets arms
+# `time` and `offtime`, safe and off with --time), ROUNDS (5), BENCH_CACHE (/var/tmp/systrace-bench), RESULTS
 # ($BENCH_CACHE/results-inprocess-DATE), GETPPID_N (5000000), SLOW_N (200000),
 # THREADS (4), THREADS_M (1250000), THREADS_SLOW_M (25000), TIMEOUT (600 s per run),
 # QUIET_WAIT (0: on a shared machine, wait up to this many seconds before each run
@@ -43,7 +44,7 @@ for w in "$@"; do
 done
 
 exec python3 "$here/inprocess.py" \
-    --systrace "$systrace" --baseline "${BASELINE:-}" --rounds "${ROUNDS:-5}" --timeout "${TIMEOUT:-600}" \
+    --systrace "$systrace" --baseline "${BASELINE:-}" ${TIME_ARMS:+--time-arms} --rounds "${ROUNDS:-5}" --timeout "${TIMEOUT:-600}" \
     --results "$results" --quiet-wait "${QUIET_WAIT:-0}" \
     --getppid "$cache/getppid_loop" --threads "$cache/threads_loop" \
     --n "${GETPPID_N:-5000000}" --slow-n "${SLOW_N:-200000}" \

@@ -2,7 +2,8 @@
 # run.sh SYSTRACE [WORKLOAD...]: interleaved speed comparison of native runs,
 # `SYSTRACE --patch=off` and `strace -f -c` on each workload (and, with
 # PREPATCH=1, `SYSTRACE --patch=MODE --prepatch`; with LOG=1, `SYSTRACE
-# --patch=MODE --log`, what the temporal log costs).
+# --patch=MODE --log`, what the temporal log costs; with TIME=1, `SYSTRACE
+# --patch=MODE --time`, what timing the calls costs).
 #
 # Workloads: libiberty (configure + make -j2 of libiberty, in a fresh build
 # folder each run), spawn (a shell loop starting /bin/true 500 times),
@@ -14,7 +15,8 @@
 # RESULTS (default $BENCH_CACHE/results-DATE), PATCH (systrace's --patch mode,
 # default off, or safe when PREPATCH=1), PREPATCH (1: a fourth arm, systrace with
 # the same --patch mode and --prepatch; it needs PATCH other than off), LOG (1: a
-# fourth arm with --log instead; PATCH defaults to safe), BASELINE (another
+# fourth arm with --log instead; PATCH defaults to safe), TIME (1: a fourth arm
+# with --time instead; PATCH defaults to safe), BASELINE (another
 # systrace build: a fourth arm with the same --patch, to compare before and after),
 # GETPPID_N (default 200000), TIMEOUT (seconds per run, default 1800).
 # table.md ends with bench/stops.py on the last systrace output of each workload.
@@ -51,6 +53,15 @@ case ${LOG:-0} in
         PATCH=${PATCH:-safe}
         ;;
     *) echo "run.sh: LOG must be 0 or 1, not '$LOG'" >&2; exit 2 ;;
+esac
+case ${TIME:-0} in
+    0|"") ;;
+    1)
+        [ -z "$variant_arm" ] || { echo "run.sh: TIME=1 is a fourth arm as PREPATCH=1 and LOG=1 are: one at a time" >&2; exit 2; }
+        variant_arm=--variant-arm=--time
+        PATCH=${PATCH:-safe}
+        ;;
+    *) echo "run.sh: TIME must be 0 or 1, not '$TIME'" >&2; exit 2 ;;
 esac
 
 cache=${BENCH_CACHE:-/var/tmp/systrace-bench}

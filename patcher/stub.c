@@ -157,7 +157,9 @@ static void emit_error_counts(struct emitter *e, const struct stub_config *cfg, 
  * r11) pushed before and popped into rflags after, which costs some 5 ns. */
 static void emit_errors(struct emitter *e, const struct stub_config *cfg, bool runtime_nr, struct stub_marks *m)
 {
-	if (cfg->flag_free_errors) {
+	/* not after the time routine: its sums change the flags after the call, and the
+	 * popfq of r11 is what puts the program's back */
+	if (cfg->flag_free_errors && !cfg->time_call) {
 		EMIT(e, 0x48, 0x8d, 0x88);               /* lea 4096(%rax),%rcx */
 		emit_u32(e, 4096);
 		EMIT(e, 0x41, 0xbb, 0x0c, 0x00, 0x00, 0x00); /* mov $12,%r11d */
@@ -238,12 +240,12 @@ static void emit_stub(struct emitter *e, const struct patch_plan *plan, const st
 			emit_count(e, cfg->site_counter, BY_NONE, m);
 		emit(e, LEA_RSP_DOWN, sizeof(LEA_RSP_DOWN));
 	}
-	if (cfg->log_call) {
-		EMIT(e, 0x68); /* push $site_counter: the log routine's argument */
-		emit_u32(e, (uint32_t)cfg->site_counter);
+	if (cfg->log_call || cfg->time_call) {
+		EMIT(e, 0x68); /* push $site_counter (or $site_time): the routine's argument */
+		emit_u32(e, (uint32_t)(cfg->log_call ? cfg->site_counter : cfg->site_time));
 	}
-	EMIT(e, 0x49, 0xbb); /* movabs $gate (or $log_call),%r11 */
-	emit_u64(e, cfg->log_call ? cfg->log_call : cfg->gate);
+	EMIT(e, 0x49, 0xbb); /* movabs $gate (or $log_call, $time_call),%r11 */
+	emit_u64(e, cfg->log_call ? cfg->log_call : cfg->time_call ? cfg->time_call : cfg->gate);
 	EMIT(e, 0x41, 0xff, 0xd3); /* call *%r11 */
 	if (!cfg->log_call)
 		emit_errors(e, cfg, runtime_nr, m);

@@ -33,7 +33,11 @@
  *     the counts and the mark as above
  *   1: popfq                                           the flags of the syscall
  *   (with log_call: no count triples and no errors, and push $site_counter ;
- *   movabs $log_call,%r11 ; call *%r11, for both: the log holds the results)
+ *   movabs $log_call,%r11 ; call *%r11, for both: the log holds the results;
+ *   with time_call: the same counts and errors, and push $site_time ;
+ *   movabs $time_call,%r11 ; call *%r11 instead of the gate's: the routine times
+ *   the call, tracer/gate_code.S, and the errors are always the flags' way: the
+ *   popfq of r11 undoes the flags the routine changed after the call)
  *   run-time number (plan->nr == -1):
  *     lea -128(%rsp),%rsp ; pushfq
  *     cmp $nr_limit,%rax ; jae slow_pop                numbers >= nr_limit,
@@ -81,7 +85,9 @@
 #define STUB_MAX_LEN 512
 /* How far below the program's rsp a call through a stub writes: the stub's red-zone
  * step and pushes, the gate's return address, and under --log the log routine's
- * frame and its flush's pushes (tracer/gate_code.S), 192 bytes at most. */
+ * frame and its flush's pushes (tracer/gate_code.S), 192 bytes at most; under --time
+ * the time routine's frame, 184 at most (128, the number, site_time, the call, rdx,
+ * the number, the start, the gate's return). */
 #define STUB_STACK_DEPTH 192
 /* count triples in a stub: the site's and the number's calls, then their errors */
 #define STUB_MAX_COUNTS 4
@@ -106,7 +112,8 @@ struct stub_config {
 	int32_t site_errors;       /* of this site's error counter */
 	int32_t nr_errors;         /* of the per-number error counters */
 	int32_t errors_seen;       /* of the word set once the thread counted an error */
-	bool flag_free_errors;     /* the CPU has BMI2: the error test leaves the flags alone */
+	bool flag_free_errors;     /* the CPU has BMI2: the error test leaves the flags alone
+	                              (ignored with time_call) */
 	uint32_t nr_limit;         /* run-time numbers at or above it take the slow path */
 	const int *slow_nrs;       /* run-time numbers that must stop in the tracer */
 	size_t nslow;
@@ -116,6 +123,11 @@ struct stub_config {
 	                              of the gate with site_counter pushed (it returns
 	                              with `ret $8`), and no counting in the stub (the
 	                              tracer counts the log's entries); 0 without */
+	uint64_t time_call;        /* with --time (not with log_call): the gate's time
+	                              routine, called instead of the gate with site_time
+	                              pushed (it returns with `ret $8`, r11 the syscall's
+	                              flags); the stub counts as without it; 0 without */
+	int32_t site_time;         /* the displacement of this site's ticks (with time_call) */
 };
 
 struct stub_layout {

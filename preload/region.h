@@ -19,6 +19,8 @@
 #define SYSTRACE_MAGIC_HEX 0x7379737472616365 /* "systrace", as the assembler takes it */
 
 #define REGION_GATE_SIZE 4096
+#define REGION_NRS 512          /* per-number counters, for sites whose number varies */
+#define REGION_SLOT_SITES 2552  /* site counters per slot (per address space's sites) */
 /* The log routine's gs-relative layout (struct region_log below), for the assembler. */
 #define REGION_LOG_ENTRIES 2048
 #define REGION_LOG_AT 49152     /* sizeof(struct region_slot) */
@@ -35,6 +37,26 @@
 #define REGION_SLOT_RESULT 2
 #define REGION_SLOT_RETURN_AT (8 * REGION_SLOT_RETURN)
 #define REGION_SLOT_RESULT_AT (8 * REGION_SLOT_RESULT)
+
+/* The return pad's stamp (tracer/results.c): where the pad keeps rdx while it reads
+ * the TSC, and the TSC when the call returned (low half first, high half last; 0
+ * until the pad stamped it: the tracer zeroes it as it sends a call through the pad). */
+#define REGION_SLOT_PAD_RDX 4
+#define REGION_SLOT_PAD_END 5
+#define REGION_SLOT_PAD_RDX_AT (8 * REGION_SLOT_PAD_RDX)
+#define REGION_SLOT_PAD_END_AT (8 * REGION_SLOT_PAD_END)
+
+/* With --time, each slot is followed by its thread's time counters (struct
+ * region_time below), which the gate's time routine adds to (tracer/gate_code.S),
+ * in TSC ticks, %gs-relative like the counters: per number the ticks in all, the
+ * longest call and the bitwise NOT of the shortest (so that 0, a slot never written,
+ * is no call at all), and per site the ticks in all. --time and --log do not go
+ * together: the log buffer would sit in the same place. */
+#define REGION_TIME_AT REGION_LOG_AT
+#define REGION_TIME_NR_TICKS REGION_TIME_AT
+#define REGION_TIME_NR_MAX (REGION_TIME_NR_TICKS + 8 * REGION_NRS)
+#define REGION_TIME_NR_MIN_NOT (REGION_TIME_NR_MAX + 8 * REGION_NRS)
+#define REGION_TIME_SITE_TICKS (REGION_TIME_NR_MIN_NOT + 8 * REGION_NRS)
 
 /* Nonzero once the thread counted an error (the stubs set it with the count): the
  * error counters of a slot that never saw one are neither read nor cleared, and so
@@ -54,8 +76,6 @@
 
 #define SYSTRACE_MAGIC SYSTRACE_GATE_ULL_(SYSTRACE_MAGIC_HEX)
 
-#define REGION_NRS 512          /* per-number counters, for sites whose number varies */
-#define REGION_SLOT_SITES 2552  /* site counters per slot (per address space's sites) */
 
 #define REGION_RESULT_NONE 0x8000000000000000ull /* no syscall returns it (region_slot) */
 
@@ -64,7 +84,8 @@
 struct region_slot {
 	uint64_t pad[8];            /* the counters start on a cache line of their own;
 	                               pad[REGION_SLOT_RETURN], [REGION_SLOT_RESULT],
-	                               [REGION_SLOT_ERRORS]: see above */
+	                               [REGION_SLOT_ERRORS], [REGION_SLOT_PAD_RDX],
+	                               [REGION_SLOT_PAD_END]: see above */
 	uint64_t nr_calls[REGION_NRS];
 	uint64_t site_calls[REGION_SLOT_SITES];
 	uint64_t nr_errors[REGION_NRS];
@@ -99,7 +120,18 @@ struct region_log {
 	struct region_log_entry entries[REGION_LOG_ENTRIES];
 };
 
+/* A thread's time counters under --time (see REGION_TIME_AT), in TSC ticks. */
+struct region_time {
+	uint64_t nr_ticks[REGION_NRS];
+	uint64_t nr_max[REGION_NRS];
+	uint64_t nr_min_not[REGION_NRS]; /* ~ticks of the shortest call; 0: none yet */
+	uint64_t site_ticks[REGION_SLOT_SITES];
+	uint64_t pad_end[8];             /* a whole number of pages */
+};
+
 _Static_assert(sizeof(struct region_slot) == REGION_LOG_AT, "the log follows the counters");
+_Static_assert(offsetof(struct region_time, site_ticks) == REGION_TIME_SITE_TICKS - REGION_TIME_AT, "time layout");
+_Static_assert(sizeof(struct region_time) % 4096 == 0, "the time counters are whole pages");
 _Static_assert(sizeof(struct region_log_entry) == 32, "log entries are 32 bytes");
 _Static_assert(offsetof(struct region_log, entries) == REGION_LOG_ENTRY_AT - REGION_LOG_AT, "log layout");
 #endif /* __ASSEMBLER__ */

@@ -49,6 +49,9 @@ struct site_record {
 	const char *libc_function;
 	bool named;             /* object, offset and symbol have been looked up */
 	uint32_t log_site;      /* --log: its row of the log's sites file; 0 until named there */
+	uint64_t time_ticks;    /* --time: the TSC ticks of its calls, summed while the image
+	                           runs (tracer/call_times.c) */
+	uint64_t time_ns;       /* and their nanoseconds, once the image is complete */
 };
 
 enum image_end { IMAGE_RUNNING, IMAGE_EXITED, IMAGE_SIGNALED, IMAGE_EXECED };
@@ -84,7 +87,10 @@ struct image_record {
 	uint64_t errors[SYSCALL_INDEX_COUNT]; /* per syscall, the calls that returned
 						  -4095..-1, as strace -c counts them */
 	uint64_t *time_ns;                   /* per syscall, the time spent in the calls;
-						NULL when times are not measured */
+						NULL when times are not measured (--time) */
+	uint64_t *time_min_ns, *time_max_ns; /* per syscall, its shortest and longest call
+						with a time (UINT64_MAX, 0: none); NULL as
+						time_ns */
 	uint64_t ptraced, inprocess, early, instrument, ptrace_stops;
 	/* ptrace_stops split: process creation, exec and exit; the others before the
 	 * in-process path was up; the rest (tracer/stops.h) */

@@ -27,12 +27,13 @@ static const char *const processes_header[] = {
 	"known_unused", "known_missed", "errors", NULL
 };
 static const char *const syscalls_header[] = {
-	"pid", "image", "syscall", "calls", "errors", "abi", "ptraced", "inprocess", NULL
+	"pid", "image", "syscall", "calls", "errors", "abi", "ptraced", "inprocess",
+	"time_ns", "min_ns", "max_ns", NULL
 };
 static const char *const sites_header[] = {
 	"pid", "image", "object", "offset", "symbol", "syscall", "state", "ptraced",
 	"inprocess", "address", "patch_ns", "break_even", "amortized", "patched_ns", "libc_function", "libc_functions",
-	"errors", "start_ns", NULL
+	"errors", "start_ns", "time_ns", NULL
 };
 static const char *const *const headers[OUTPUT_FILES] = {
 	[OUTPUT_PROCESSES] = processes_header,
@@ -339,6 +340,13 @@ static void write_syscall_rows(struct csv_writer *w, const struct image_record *
 		csv_str(w, syscall_abi_names[i / SYSCALL_NR_SPAN]);
 		csv_u64(w, img->ptraced_calls[i]);
 		csv_u64(w, img->calls[i] - img->ptraced_calls[i]);
+		/* --time: empty without it; min and max empty when no call had a time
+		 * (exit_group) */
+		write_optional(w, img->time_ns, img->time_ns ? img->time_ns[i] : 0);
+		write_optional(w, img->time_min_ns && img->time_min_ns[i] != UINT64_MAX,
+			       img->time_min_ns ? img->time_min_ns[i] : 0);
+		write_optional(w, img->time_min_ns && img->time_min_ns[i] != UINT64_MAX,
+			       img->time_max_ns ? img->time_max_ns[i] : 0);
 		csv_end_row(w);
 	}
 }
@@ -409,6 +417,7 @@ static void write_site_rows(struct csv_writer *w, const struct image_record *img
 		write_libc_entries(w, s);
 		csv_u64(w, s->errors);
 		csv_u64(w, img->start_ns); /* the processes.csv row it belongs to */
+		write_optional(w, img->time_ns, s->time_ns); /* --time */
 		csv_end_row(w);
 	}
 }

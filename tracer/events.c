@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "call_times.h"
 #include "children.h"
 #include "counting.h"
 #include "early.h"
@@ -220,11 +221,14 @@ static void on_seccomp(struct thread *t)
 		t->exec_site = (struct site_record){ .addr = site, .syscall = idx };
 		image_name_sites(img, t->tid, &t->exec_site);
 		syscall_log_drain(t); /* the in-process calls of the image it may end */
+		call_times_start(t);
 		resume(t->tid, PTRACE_SYSCALL, 0);
 		return;
 	}
-	if (repeat)
+	if (repeat) {
 		results_expect(t, result_kind_of(abi, idx), idx, site, true);
+		call_times_repeat(t); /* its time from its first start */
+	}
 	if (repeat && !reissued) {
 		resume(t->tid, results_resume(t, PTRACE_CONT, back), 0);
 		return;
@@ -287,6 +291,7 @@ static void count_exec(struct thread *t, int64_t ret)
 		img->unnamed_sites--;
 	}
 	count_result(img, s, t->exec_index, ret);
+	call_times_returned(t, t->exec_index, s->addr, call_times_now());
 	if (syscall_log_on()) {
 		syscall_log_enter(t, t->exec_index, s->addr);
 		syscall_log_result(t, ret);
@@ -461,6 +466,7 @@ static void on_signal(struct thread *t, int sig)
 	if (t->img && ptrace(PTRACE_GETREGS, t->tid, 0, &regs) == 0) {
 		/* first: a thread in the return pad or taken out of the gate restarts
 		 * at its own site */
+		call_times_on_signal(t, &regs); /* as the signal found it */
 		if (results_leave_pad(t, &regs))
 			ptrace(PTRACE_SETREGS, t->tid, 0, &regs);
 		fixups_on_signal(t, &d, &regs);
@@ -475,20 +481,33 @@ static bool is_stop_signal(int sig)
 }
 
 /* A group or interrupt stop of a thread whose call's result is to come: out of the
- * pad, so that a call the kernel enters again does so at its own site. */
-static void leave_pad_at_stop(struct thread *t)
+ * pad, so that a call the kernel enters again does so at its own site. At an
+ * interrupt of ours, an EINTR that only the stop caused is no result: the call is
+ * made again (restart_note_interrupt), and its result (its error, its time) is
+ * the call's made again. */
+static void leave_pad_at_stop(struct thread *t, bool ours)
 {
 	struct user_regs_struct regs;
+	uint64_t ret;
+	bool remade;
 
-	if ((t->result_wait == RESULT_AT_PAD || t->result_wait == RESULT_BY_EVENT)
-	    && ptrace(PTRACE_GETREGS, t->tid, 0, &regs) == 0 && results_leave_pad(t, &regs))
+	if ((t->result_wait != RESULT_AT_PAD && t->result_wait != RESULT_BY_EVENT)
+	    || ptrace(PTRACE_GETREGS, t->tid, 0, &regs) != 0)
+		return;
+	ret = regs.rax;
+	remade = ours && (long)regs.orig_rax >= 0 && restart_remakes_eintr(t, (long)ret);
+	if (remade)
+		regs.rax = (uint64_t)-RESTART_CODE_NOINTR; /* for results_leave_pad: not returned */
+	if (results_leave_pad(t, &regs)) {
+		regs.rax = ret;
 		ptrace(PTRACE_SETREGS, t->tid, 0, &regs);
+	}
 }
 
 static void on_stop_event(struct thread *t, int sig)
 {
 	if (t->state != THREAD_AWAIT_INITIAL_STOP)
-		leave_pad_at_stop(t);
+		leave_pad_at_stop(t, !is_stop_signal(sig));
 	if (t->state == THREAD_AWAIT_INITIAL_STOP) {
 		t->state = THREAD_RUNNING;
 		library_thread_starts(t);

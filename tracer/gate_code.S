@@ -1,8 +1,10 @@
 /* The region's first page, as the tracer writes it (shared_region.c): the gate, whose
  * `syscall` is the one the seccomp filter lets through, the log routine that stubs
- * call instead of the gate under --log (stub.h), and the return pad through which
+ * call instead of the gate under --log (stub.h), the time routine they call instead
+ * under --time (below the log routine's comment), and the return pads through which
  * the tracer sends ptraced calls back to learn their results without a second stop
- * (tracer/results.c draws it). Position-independent: it runs
+ * (tracer/results.c draws them; the second one, under --time, also reads the TSC
+ * when the call returns). Position-independent: it runs
  * at SYSTRACE_GATE_ADDR in every process, and reaches its thread's log buffer through
  * %gs like the stubs' counters (region.h, struct region_log).
  *
@@ -105,14 +107,109 @@ gate_log_checked:
 	pop %rdi
 	jmp .Lretry
 
+/* The time routine (--time), entered by `push $site_ticks ; call` from a stub that has
+ * already stepped over the red zone and counted the call (patcher/stub.h), makes the
+ * call through the gate between two readings of the TSC and adds the difference, in
+ * ticks, to the site's counter (%gs:site_ticks) and to the number's (ticks, longest,
+ * shortest: region.h, struct region_time). It keeps every register but rax (the
+ * result), rcx and r11; it changes no flag before the call, so that the syscall
+ * saves the program's in r11, and the stub restores them from r11 after it (its
+ * errors' popfq), so the flags it changes after the call do not show.
+ *
+ *   gate_time_call:  push rdx, the number, room for the start
+ *   start:           rdtsc -> the start, in the frame; rax, rdx from the frame
+ *   timed:           call the gate (syscall; ret)
+ *   returned:        rcx = the result; rdtsc
+ *   took:            rdx = end - start; site += rdx; number's ticks += rdx
+ *   max:             number's max = rdx if larger     (compare, store)
+ *   max_done:        rdx = ~rdx
+ *   min:             number's ~min = rdx if larger    (compare, store)
+ *   min_done:        rax = the result, rdx back; ret $8
+ *
+ * A signal can come between any two instructions; the tracer sees it first and
+ * (tracer/time_fixups.c, from signal_fixups.c):
+ *  - inside (start, timed], or at the gate's `syscall` not yet made under this
+ *    routine's frame with the number still in rax: moves the thread back to start
+ *    (popping the gate's return address), which only re-derives what it uses, so
+ *    that the handler's time is not taken for the call's;
+ *  - in the call (the gate's syscall IP): leave_gate takes the thread out of this
+ *    frame too, and gives the call's time to the counters itself (to the stop);
+ *  - in [returned, took): completes the reading with the tracer's TSC, so that the
+ *    handler's time is not taken for the call's either;
+ *  - inside (max, max_done) or (min, min_done): moves it back to the compare, so
+ *    that a handler's shorter (or longer) call stored meanwhile is not overwritten.
+ * The sums are each one instruction (add to memory), which a handler cannot split:
+ * they need nothing. Everywhere else a handler's calls only add to what this call
+ * adds to, in any order. */
+	.balign 64, 0xcc
+	.globl gate_time_call, gate_time_start, gate_time_timed, gate_time_returned, gate_time_took
+	.globl gate_time_max, gate_time_max_done, gate_time_min, gate_time_min_done
+gate_time_call:                  /* 0(%rsp): into the stub, 8: the site's ticks */
+	push %rdx                        /* the third argument: rdtsc takes rdx */
+	push %rax                        /* the number */
+	push %rax                        /* room for the start */
+gate_time_start:                 /* 0: start, 8: number, 16: rdx, 24: into the stub, 32: site */
+	rdtsc                            /* again after a rewind: after what came between */
+	mov %eax, (%rsp)
+	mov %edx, 4(%rsp)
+	mov 8(%rsp), %rax
+	mov 16(%rsp), %rdx
+gate_time_timed:                 /* no flag changed so far: the syscall saves the program's */
+	call .Lgate
+gate_time_returned:
+	mov %rax, %rcx                   /* the result */
+	rdtsc
+gate_time_took:                  /* edx:eax: the end; rcx: the result */
+	shl $32, %rdx
+	or %rax, %rdx
+	sub (%rsp), %rdx                 /* rdx: the call's ticks */
+	mov %rcx, (%rsp)                 /* the result, kept */
+	mov 8(%rsp), %rax                /* the number */
+	cmp $REGION_NRS, %rax
+	jae gate_time_min_done           /* (the stubs let no such number through) */
+	mov 32(%rsp), %rcx
+	add %rdx, %gs:(%rcx)             /* the site's ticks */
+	add %rdx, %gs:REGION_TIME_NR_TICKS(,%rax,8)
+gate_time_max:
+	cmp %gs:REGION_TIME_NR_MAX(,%rax,8), %rdx
+	jbe gate_time_max_done
+	mov %rdx, %gs:REGION_TIME_NR_MAX(,%rax,8)
+gate_time_max_done:
+	not %rdx                         /* the shortest is kept as its NOT: 0 is none */
+gate_time_min:
+	cmp %gs:REGION_TIME_NR_MIN_NOT(,%rax,8), %rdx
+	jbe gate_time_min_done
+	mov %rdx, %gs:REGION_TIME_NR_MIN_NOT(,%rax,8)
+gate_time_min_done:
+	pop %rax                         /* the result */
+	lea 8(%rsp), %rsp                /* the number */
+	pop %rdx
+	ret $8
+
 	.balign 64, 0xcc
 	.globl gate_pad_syscall, gate_pad, gate_pad_end
+	.globl gate_time_pad_syscall, gate_time_pad, gate_time_pad_saved, gate_time_pad_rdx_saved
+	.globl gate_time_pad_stamped
 gate_pad_syscall:                /* entered only by a restart the tracer did not see */
 	syscall
 gate_pad:                        /* a ptraced call's way back (tracer/results.c) */
 	mov %rax, %gs:REGION_SLOT_RESULT_AT
 	jmp *%gs:REGION_SLOT_RETURN_AT
-gate_pad_end:
+gate_time_pad_syscall:           /* the same, under --time */
+	syscall
+gate_time_pad:                   /* and the TSC when the call returned; no flag changed */
+	mov %rax, %gs:REGION_SLOT_RESULT_AT
+gate_time_pad_saved:             /* the result in the slot from here on */
+	mov %rdx, %gs:REGION_SLOT_PAD_RDX_AT
+gate_time_pad_rdx_saved:         /* and rdx */
+	rdtsc
+	mov %eax, %gs:REGION_SLOT_PAD_END_AT
+	mov %edx, %gs:REGION_SLOT_PAD_END_AT + 4   /* last: a high half, whole */
+gate_time_pad_stamped:
+	mov %gs:REGION_SLOT_PAD_RDX_AT, %rdx
+	mov %gs:REGION_SLOT_RESULT_AT, %rax
+	jmp *%gs:REGION_SLOT_RETURN_AT
+gate_pad_end:                    /* of both pads */
 gate_code_end:
 
 	.section .note.GNU-stack, "", @progbits

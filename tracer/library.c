@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "amortization.h"
+#include "call_times.h"
 #include "counting.h"
 #include "grow_array.h"
 #include "known_sites.h"
@@ -24,12 +25,12 @@
 static enum patch_mode mode;
 static uint64_t saving_ns;
 
-bool library_setup(enum patch_mode m, unsigned region_slots, bool with_log, char *err, size_t errlen)
+bool library_setup(enum patch_mode m, unsigned region_slots, bool with_log, bool with_time, char *err, size_t errlen)
 {
 	mode = m;
 	/* with --patch=off too: nothing is patched, but the gate page's return pad gives
 	 * the calls' results without a second stop (results.c) */
-	if (!region_create(region_slots, with_log)) {
+	if (!region_create(region_slots, with_log, with_time)) {
 		snprintf(err, errlen, "cannot create the shared region (%u slots): %s", region_slots, strerror(errno));
 		goto without;
 	}
@@ -161,6 +162,7 @@ static void take_counts(struct thread *t, bool again)
 		if (errors)
 			img->rec.errors[syscall_index(ABI_X86_64, nr)] += slot->nr_errors[nr];
 	}
+	call_times_take_slot(t); /* under --time, after the calls: their sites have records */
 	syscall_log_drain(t); /* under --log, the in-process counts are the log's */
 	if (again)
 		region_slot_clear(t->slot, as->next_counter);

@@ -12,9 +12,11 @@
 #include "options.h"
 #include "tasks.h"
 
-/* Makes the region and the socket that hands it out (unless mode is off). False
- * with a message when either cannot be made. */
-bool library_setup(enum patch_mode mode, unsigned region_slots, bool with_log, char *err, size_t errlen);
+/* Makes the region (with --time, with room for the slots' time counters) and the
+ * socket that hands it out (unless mode is off). False with a message when either
+ * cannot be made. */
+bool library_setup(enum patch_mode mode, unsigned region_slots, bool with_log, bool with_time, char *err,
+		   size_t errlen);
 bool library_enabled(void);
 /* Whether a seccomp stop is a control call (SYSTRACE_CONTROL_NR with the magic: the
  * gate's log routine asking for its buffer to be emptied). */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "calibrate.h"
+#include "call_times.h"
 #include "events.h"
 #include "fd_limit.h"
 #include "gate.h"
@@ -183,7 +184,8 @@ int main(int argc, char **argv)
 		free(path);
 		return EXIT_SYSTRACE_FAILED;
 	}
-	if (!library_setup(opt.patch, opt.region_slots, opt.log, err, sizeof(err))) {
+	call_times_setup(opt.time); /* before any stub is built */
+	if (!library_setup(opt.patch, opt.region_slots, opt.log, opt.time, err, sizeof(err))) {
 		fprintf(stderr, "systrace: %s\n", err);
 		output_dir_discard(&out);
 		free(path);
@@ -202,6 +204,7 @@ int main(int argc, char **argv)
 	tasks_on_thread_leave(library_thread_ends);
 	tasks_on_image_complete(library_image_complete);
 	tasks_on_image_complete(libc_calls_complete);
+	tasks_on_image_complete(call_times_complete); /* after the library took the slots */
 	if (opt.patch != PATCH_OFF)
 		measure_costs(&out.totals);
 	start_ns = monotonic_ns();
@@ -246,8 +249,10 @@ int main(int argc, char **argv)
 	/* VmHWM, not ru_maxrss: Linux carries the parent's peak across fork and execve
 	 * into that one */
 	procfs_status_u64(getpid(), "VmHWM", 10, &out.totals.tracer_maxrss_kb);
-	if (opt.show_perf_stats)
+	if (opt.show_perf_stats) {
 		summary_print(stderr, &out.totals);
+		call_times_print(stderr);
+	}
 	if (opt.summary)
 		syscall_table_print(stderr, out.syscalls, SYSCALL_INDEX_COUNT,
 				    &(struct syscall_table_options){ opt.summary_sort, out.syscalls_timed, true, true });

@@ -31,7 +31,11 @@ static void usage(FILE *f)
 	      "                       (per syscall: % time, seconds, usecs/call, calls, errors),\n"
 	      "                       with each syscall's calls in-process and ptraced\n"
 	      "  -S, --summary-sort-by=KEY  order that table by time, calls, name, errors,\n"
-	      "                       inprocess or ptraced (default: calls); implies -c\n"
+	      "                       inprocess or ptraced (default: time with --time,\n"
+	      "                       else calls); implies -c\n"
+	      "      --time           measure the time each call spends in the kernel:\n"
+	      "                       syscalls.csv time_ns, min_ns, max_ns, sites.csv\n"
+	      "                       time_ns (not with --log)\n"
 	      "      --show-perf-stats  print the summary to stderr at the end\n"
 	      "      --patch=MODE     off, single, unsafe or safe (default safe)\n"
 	      "      --prepatch       patch every site that can be at each image's start,\n"
@@ -50,7 +54,7 @@ static void usage(FILE *f)
 
 enum options_result options_parse(struct options *o, int argc, char **argv)
 {
-	enum { OPT_STATS = 256, OPT_PATCH, OPT_PREPATCH, OPT_SLOTS, OPT_LOG, OPT_LIBC_CALLS, OPT_VERSION };
+	enum { OPT_STATS = 256, OPT_PATCH, OPT_PREPATCH, OPT_SLOTS, OPT_LOG, OPT_TIME, OPT_LIBC_CALLS, OPT_VERSION };
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "summary", no_argument, NULL, 'c' },
@@ -60,6 +64,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 		{ "prepatch", no_argument, NULL, OPT_PREPATCH },
 		{ "region-slots", required_argument, NULL, OPT_SLOTS },
 		{ "log", no_argument, NULL, OPT_LOG },
+		{ "time", no_argument, NULL, OPT_TIME },
 		{ "libc-calls", no_argument, NULL, OPT_LIBC_CALLS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -84,6 +89,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 		case OPT_STATS: o->show_perf_stats = true; break;
 		case OPT_PREPATCH: o->prepatch = true; break;
 		case OPT_LOG: o->log = true; break;
+		case OPT_TIME: o->time = true; break;
 		case OPT_LIBC_CALLS: o->libc_calls = true; break;
 		case OPT_PATCH: {
 			size_t m;
@@ -131,6 +137,13 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 	}
 	if (o->prepatch && o->patch == PATCH_OFF) {
 		fputs("systrace: --prepatch needs patching on (it cannot go with --patch=off)\n", stderr);
+		return OPTIONS_USAGE_ERROR;
+	}
+	if (o->time && o->log) {
+		/* the log routine makes the in-process calls under --log, and does not time
+		 * them; the log's t_ns gives when each call was made */
+		fputs("systrace: --time cannot go with --log (the log's entries have no durations; "
+		      "run twice, or read the log's t_ns)\n", stderr);
 		return OPTIONS_USAGE_ERROR;
 	}
 	o->command = argv + optind;

@@ -16,6 +16,7 @@ struct options {
 	unsigned region_slots;  /* threads the shared region has counters for */
 	bool libc_calls;        /* name the libc entry point of each ptraced call (libc_calls.h) */
 	bool log;               /* write the temporal log (syscall_log.h) */
+	bool time;              /* measure how long each call takes (call_times.h) */
 	bool summary;           /* -c: print strace -c's table at the end */
 	enum syscall_sort summary_sort; /* -S: its order */
 	char **command; /* NULL-terminated */

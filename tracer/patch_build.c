@@ -1,5 +1,6 @@
 #include "patch_build.h"
 
+#include "call_times.h"
 #include "gate.h"
 #include "gate_code.h"
 #include "must_stop.h"
@@ -20,6 +21,8 @@ bool patch_build(struct addr_space *as, struct patch *p, uint64_t at, uint8_t st
 		.flag_free_errors = __builtin_cpu_supports("bmi2"),
 		.nr_limit = REGION_NRS,
 		.log_call = syscall_log_on() ? GATE_AT(gate_log_call) : 0,
+		.time_call = call_times_on() ? GATE_AT(gate_time_call) : 0,
+		.site_time = (int32_t)(REGION_TIME_SITE_TICKS + 8 * (size_t)as->next_counter),
 	};
 
 	cfg.slow_nrs = must_stop_indexes(&cfg.nslow);

@@ -9,7 +9,7 @@
 #include "procfs.h"
 
 /* The kernel's internal restart codes (include/linux/errno.h). */
-enum { ERESTARTSYS = 512, ERESTARTNOINTR = 513, ERESTARTNOHAND = 514, ERESTART_RESTARTBLOCK = 516 };
+enum { ERESTARTSYS = 512, ERESTARTNOINTR = RESTART_CODE_NOINTR, ERESTARTNOHAND = 514, ERESTART_RESTARTBLOCK = 516 };
 
 /* The site a trap at addr of t's memory stands for (as_site_of). */
 static uint64_t site_of(const struct thread *t, uint64_t addr)
@@ -95,6 +95,11 @@ static bool signal_pending(pid_t tid)
 	return !procfs_status(tid, f, 3) || ((f[0].value | f[1].value) & ~f[2].value);
 }
 
+bool restart_remakes_eintr(const struct thread *t, long ret)
+{
+	return ret == -EINTR && !signal_pending(t->tid);
+}
+
 void restart_note_interrupt(struct thread *t, bool ours)
 {
 	struct user_regs_struct regs;
@@ -105,7 +110,7 @@ void restart_note_interrupt(struct thread *t, bool ours)
 	 * no signal at all (epoll_wait, sigtimedwait, semop, socket calls with a
 	 * timeout: signal(7)). A stop systrace caused for a patch must not show: with
 	 * no signal waiting, the call is made again (a timeout starts over). */
-	if (ours && (long)regs.rax == -EINTR && !signal_pending(t->tid)) {
+	if (ours && restart_remakes_eintr(t, (long)regs.rax)) {
 		regs.rip -= 2;
 		regs.rax = regs.orig_rax;
 		if (ptrace(PTRACE_SETREGS, t->tid, 0, &regs) < 0)

@@ -21,6 +21,9 @@
 #define SIGFRAME_RAX (SIGFRAME_MCONTEXT + 13 * 8)
 #define SIGFRAME_RIP (SIGFRAME_MCONTEXT + 16 * 8)
 
+/* -ERESTARTNOINTR's code: the call is entered again, whatever the handler. */
+#define RESTART_CODE_NOINTR 513
+
 /* Whether a syscall's return value is one of the kernel's -ERESTART* codes, which
  * a program never sees: the call is entered again (or returns EINTR). */
 bool restart_is_code(long ret);
@@ -33,6 +36,9 @@ void restart_note_signal(struct thread *t, struct delivery *d, const struct user
  * through the gate are not seen again and need nothing. (Sites here are as
  * as_site_of gives them: a stub's own syscall stands for its site.) */
 void restart_note_interrupt(struct thread *t, bool ours);
+/* Whether a call that returned ret at an interrupt stop of ours is made again by
+ * restart_note_interrupt: EINTR with no signal waiting (the stop caused it). */
+bool restart_remakes_eintr(const struct thread *t, long ret);
 /* At the thread's rt_sigreturn, with its stack pointer: a handler ran, and the frame
  * it returns to says whether the interrupted call is entered again. True if it
  * says the call returned EINTR instead (the call: t->restart_site, restart_nr). */

@@ -47,18 +47,35 @@
 #include <sys/uio.h>
 #include <stddef.h>
 
+#include "call_times.h"
 #include "counting.h"
 #include "gate_code.h"
 #include "region.h"
 #include "restarts.h"
 #include "shared_region.h"
 #include "syscall_log.h"
+#include "tsc_clock.h"
 
-static void resolve(struct thread *t, int64_t ret)
+/* The call's result, and under --time its end (a TSC; 0: not known). */
+static void resolve(struct thread *t, int64_t ret, uint64_t end)
 {
 	count_result(t->img, site_table_find(&t->img->sites, t->result_site), t->result_index, ret);
+	call_times_returned(t, t->result_index, t->result_site, end);
 	t->result_wait = RESULT_NONE;
 	t->entry_seen = false;
+}
+
+/* Under --time, when the call that came back through the pad returned: the pad's
+ * stamp once whole (its high half, written last, is not 0 but in a machine's first
+ * second), else now. */
+static uint64_t pad_end(const struct thread *t)
+{
+	uint64_t stamp;
+
+	if (!call_times_on())
+		return 0;
+	stamp = region_slot(t->slot)->pad[REGION_SLOT_PAD_END];
+	return stamp >> 32 ? stamp : tsc_now();
 }
 
 void results_expect(struct thread *t, enum result_kind kind, int idx, uint64_t site, bool again)
@@ -77,6 +94,7 @@ void results_expect(struct thread *t, enum result_kind kind, int idx, uint64_t s
 	}
 	t->result_index = idx;
 	t->result_site = site;
+	call_times_forget(t);
 	t->result_wait = kind == RESULT_OF_CALL ? RESULT_EXPECTED : kind == RESULT_OF_CREATION ? RESULT_BY_EVENT
 											: RESULT_NONE;
 }
@@ -111,6 +129,7 @@ void results_interrupted(struct thread *t, uint64_t site, long raw_nr)
 	 * slot's reading */
 	if (idx >= 0)
 		count_errors(t->img, site_table_get(&t->img->sites, site), idx, 1);
+	call_times_interrupted(t, idx, site);
 }
 
 static bool pad_serves(const struct thread *t)
@@ -128,18 +147,25 @@ int results_resume(struct thread *t, int request, uint64_t rip)
 	if (t->moved_to)
 		rip = t->moved_to;
 	t->moved_to = 0;
-	if (t->result_wait != RESULT_EXPECTED)
+	if (t->result_wait != RESULT_EXPECTED) {
+		if (t->result_wait == RESULT_BY_EVENT)
+			call_times_resumed(t); /* to its event */
 		return request;
+	}
 	if (request != PTRACE_CONT || !pad_serves(t)) {
 		t->result_wait = RESULT_AT_EXIT;
+		call_times_resumed(t);
 		return PTRACE_SYSCALL;
 	}
 	slot = region_slot(t->slot);
 	slot->pad[REGION_SLOT_RETURN] = rip;
 	slot->pad[REGION_SLOT_RESULT] = REGION_RESULT_NONE;
-	t->result_wait = ptrace(PTRACE_POKEUSER, t->tid, offsetof(struct user_regs_struct, rip), GATE_AT(gate_pad)) == 0
+	slot->pad[REGION_SLOT_PAD_END] = 0;
+	t->result_wait = ptrace(PTRACE_POKEUSER, t->tid, offsetof(struct user_regs_struct, rip),
+				GATE_AT(call_times_on() ? gate_time_pad : gate_pad)) == 0
 				 ? RESULT_AT_PAD
 				 : RESULT_NONE; /* killed meanwhile */
+	call_times_resumed(t); /* last: just before the caller resumes it */
 	return request;
 }
 
@@ -151,13 +177,17 @@ void results_on_stop(struct thread *t, int event)
 	case RESULT_AT_PAD:
 		ret = region_slot(t->slot)->pad[REGION_SLOT_RESULT];
 		if (ret != REGION_RESULT_NONE)
-			resolve(t, (int64_t)ret);
+			resolve(t, (int64_t)ret, pad_end(t));
 		break;
 	case RESULT_BY_EVENT:
-		if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK || event == PTRACE_EVENT_CLONE)
+		if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK || event == PTRACE_EVENT_CLONE) {
+			call_times_returned(t, t->result_index, t->result_site, call_times_now());
 			t->result_wait = RESULT_NONE;
-		else if (event == PTRACE_EVENT_SECCOMP)
-			resolve(t, -1); /* no child: the call failed, and the thread went on */
+		} else if (event == PTRACE_EVENT_SECCOMP) {
+			/* no child: the call failed, and the thread went on, for how long
+			 * is not known */
+			resolve(t, -1, 0);
+		}
 		else if (event == PTRACE_EVENT_EXIT)
 			t->result_wait = RESULT_NONE; /* killed inside: no result */
 		break;
@@ -169,7 +199,7 @@ void results_on_stop(struct thread *t, int event)
 void results_on_exit(struct thread *t, int64_t ret)
 {
 	if ((t->result_wait == RESULT_AT_EXIT || t->result_wait == RESULT_BY_EVENT) && !restart_is_code(ret))
-		resolve(t, ret);
+		resolve(t, ret, call_times_now());
 }
 
 uint64_t *results_pad_return(const struct thread *t, uint64_t rip)
@@ -179,28 +209,45 @@ uint64_t *results_pad_return(const struct thread *t, uint64_t rip)
 	return &region_slot(t->slot)->pad[REGION_SLOT_RETURN];
 }
 
+/* A thread inside the timed pad has the result and rdx in its slot, once saved
+ * there (rdtsc takes rax and rdx): they go back where the call leaves them. */
+static void pad_registers(const struct thread *t, struct user_regs_struct *regs)
+{
+	const struct region_slot *slot = region_slot(t->slot);
+
+	if (regs->rip >= GATE_AT(gate_time_pad_saved))
+		regs->rax = slot->pad[REGION_SLOT_RESULT];
+	if (regs->rip >= GATE_AT(gate_time_pad_rdx_saved))
+		regs->rdx = slot->pad[REGION_SLOT_PAD_RDX];
+}
+
 bool results_leave_pad(struct thread *t, struct user_regs_struct *regs)
 {
 	uint64_t *back = results_pad_return(t, regs->rip);
-	bool returned = !restart_is_code((long)regs->rax);
+	bool returned;
 
+	if (back)
+		pad_registers(t, regs);
+	returned = !restart_is_code((long)regs->rax);
 	/* a creation that stopped without its event: failed, unless it is entered again */
 	if (t->result_wait == RESULT_BY_EVENT && returned && (long)regs->orig_rax >= 0)
-		resolve(t, (int64_t)regs->rax);
+		resolve(t, (int64_t)regs->rax, call_times_now());
 	if (!back)
 		return false;
-	if (regs->rip == GATE_AT(gate_pad_syscall)) {
+	if (regs->rip == GATE_AT(gate_pad_syscall) || regs->rip == GATE_AT(gate_time_pad_syscall)) {
 		/* the kernel moved it back to enter the call again: at its own site */
 		regs->rip = *back - 2;
 		return true;
 	}
 	if (t->result_wait == RESULT_AT_PAD && returned)
-		resolve(t, (int64_t)regs->rax);
+		resolve(t, (int64_t)regs->rax, regs->rip >= GATE_AT(gate_time_pad_stamped) ? pad_end(t) : call_times_now());
 	regs->rip = *back;
 	return true;
 }
 
 uint64_t results_call_ip(const struct thread *t, uint64_t ip)
 {
-	return ip == GATE_AT(gate_pad) && t->slot >= 0 ? region_slot(t->slot)->pad[REGION_SLOT_RETURN] : ip;
+	return (ip == GATE_AT(gate_pad) || ip == GATE_AT(gate_time_pad)) && t->slot >= 0
+		       ? region_slot(t->slot)->pad[REGION_SLOT_RETURN]
+		       : ip;
 }

@@ -18,19 +18,25 @@ static int fd = -1;
 static uint8_t *base;
 static uint64_t size;
 static unsigned nslots;
-static uint64_t stride; /* a slot, and its log buffer with --log */
+static uint64_t stride; /* a slot, and its log buffer with --log or time counters with --time */
 static int *free_slots, nfree;
-static bool said_full;
+static bool said_full, timed;
 
-bool region_create(unsigned slots, bool with_log)
+bool region_create(unsigned slots, bool with_log, bool with_time)
 {
+	if (with_log && with_time) {
+		errno = EINVAL; /* they would share the place after the slot */
+		return false;
+	}
 	/* the gate page is mapped executable: say so where vm.memfd_noexec asks */
 	fd = memfd_create("systrace-region", MFD_CLOEXEC | MFD_EXEC);
 	if (fd < 0 && errno == EINVAL)
 		fd = memfd_create("systrace-region", MFD_CLOEXEC);
 	if (fd < 0)
 		return false;
-	stride = REGION_SLOT_SIZE + (with_log ? sizeof(struct region_log) : 0);
+	stride = REGION_SLOT_SIZE + (with_log ? sizeof(struct region_log) : 0)
+		 + (with_time ? sizeof(struct region_time) : 0);
+	timed = with_time;
 	size = REGION_GATE_SIZE + (uint64_t)slots * stride;
 	if (ftruncate(fd, (off_t)size) < 0)
 		goto fail;
@@ -78,6 +84,11 @@ struct region_log *region_log(int slot)
 	return (struct region_log *)(base + region_slot_offset(slot) + REGION_SLOT_SIZE);
 }
 
+struct region_time *region_time(int slot)
+{
+	return (struct region_time *)(base + region_slot_offset(slot) + REGION_TIME_AT);
+}
+
 int region_slot_take(void)
 {
 	if (!nfree) {
@@ -98,7 +109,9 @@ void region_slot_clear(int slot, int counters)
 	if (s->pad[REGION_SLOT_ERRORS])
 		memset(s->nr_errors, 0, sizeof(s->nr_errors) + used * sizeof(s->site_errors[0]));
 	memset(s, 0, offsetof(struct region_slot, site_calls) + used * sizeof(s->site_calls[0]));
-	if (stride > REGION_SLOT_SIZE)
+	if (timed)
+		memset(region_time(slot), 0, offsetof(struct region_time, site_ticks) + used * sizeof(uint64_t));
+	else if (stride > REGION_SLOT_SIZE)
 		memset(region_log(slot), 0, sizeof(struct region_log));
 }
 
@@ -122,4 +135,5 @@ void region_destroy(void)
 	fd = -1;
 	free_slots = NULL;
 	nfree = 0;
+	timed = false;
 }

@@ -14,8 +14,9 @@
 #define REGION_DEFAULT_SLOTS 4096
 
 /* Creates the region with room for slots threads (each with a log buffer when
- * with_log); false with errno on failure. */
-bool region_create(unsigned slots, bool with_log);
+ * with_log, with time counters when with_time: not both); false with errno on
+ * failure. */
+bool region_create(unsigned slots, bool with_log, bool with_time);
 int region_fd(void);
 uint64_t region_size(void);
 /* A zeroed slot, or -1 when the region is full (said once on stderr). */
@@ -27,6 +28,8 @@ void region_slot_release(int slot, int counters);
 struct region_slot *region_slot(int slot);
 /* The slot's log buffer (only with --log). */
 struct region_log *region_log(int slot);
+/* The slot's time counters (only with --time), at %gs:REGION_TIME_AT in its thread. */
+struct region_time *region_time(int slot);
 uint64_t region_slot_offset(int slot);
 void region_destroy(void);
 

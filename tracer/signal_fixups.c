@@ -4,6 +4,7 @@
 #include <sys/uio.h>
 #include <sys/user.h>
 
+#include "call_times.h"
 #include "gate.h"
 #include "gate_code.h"
 #include "procfs.h"
@@ -12,6 +13,8 @@
 #include "shared_region.h"
 #include "syscall_log.h"
 #include "syscall_names.h"
+#include "time_fixups.h"
+#include "tsc_clock.h"
 
 void fixups_on_sigreturn(struct thread *t, uint64_t stack_pointer)
 {
@@ -70,37 +73,51 @@ static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs
 {
 	/* the gate's return address, then: from a stub whose number varies, the
 	 * number it pushed; under the log routine (gate_code.S), its mark, the number,
-	 * rdx, the flags, the stub's return address, the pushed counter */
-	uint64_t frame[7], back, popped = 8;
+	 * rdx, the flags, the stub's return address, the pushed counter; under the
+	 * time routine, its start, the number, rdx, the stub's return address, the
+	 * site's ticks, then what the stub pushed */
+	uint64_t frame[7], back, popped = 8, nr;
 	struct iovec local = { frame, sizeof(frame) }, remote = { (void *)regs->rsp, sizeof(frame) };
 	const struct patch *p;
-	bool logged, returned = !restart_is_code((int64_t)regs->rax);
+	struct time_frame timed;
+	bool logged, is_timed, returned = !restart_is_code((int64_t)regs->rax);
 
 	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != sizeof(frame))
 		return;
 	back = frame[0];
 	logged = back == GATE_AT(gate_log_returned);
+	is_timed = time_routine_frame(frame, SYSTRACE_GATE_ADDR, &timed);
 	if (logged) {
 		back = frame[5];
 		popped = sizeof(frame);
+	} else if (is_timed) {
+		back = timed.stub_return;
+		popped = 8 * TIME_FRAME_WORDS;
 	}
 	if (!(p = as_patch_of_stub(as, back)) || (to_restart && (logged || returned)))
 		return;
 	if (!logged && p->plan.nr < 0)
-		popped = 16;
+		popped += 8;
+	nr = p->plan.nr >= 0 ? (uint64_t)p->plan.nr : logged ? frame[2] : is_timed ? timed.nr : frame[1];
+	/* the routine will not add the call's time: to this stop, or for a call the
+	 * kernel enters again or a handler ends (EINTR), from its start on */
+	if (is_timed && returned && patch_has_counter(p))
+		call_times_left_gate(t, p->counter, nr, timed.start);
+	else if (is_timed)
+		call_times_interrupted_start(t, timed.start);
 	/* the stub (or routine) will not see the result: a call that returned gets it
 	 * here; one the kernel restarts goes through the stub's traced syscall, counted
 	 * once; one a handler makes return EINTR, at the handler's rt_sigreturn */
 	/* (not returned: a handler may make it return EINTR, whose error is the
 	 * call's, not that of a restart_syscall the kernel entered in its place) */
 	t->left_gate_site = returned ? 0 : p->plan.site;
-	t->left_gate_index = syscall_index(ABI_X86_64, p->plan.nr >= 0 ? p->plan.nr : (long)frame[logged ? 2 : 1]);
+	t->left_gate_index = syscall_index(ABI_X86_64, (long)nr);
 	if (logged && returned)
 		syscall_log_set_result(t, frame[1], (int64_t)regs->rax);
 	else if (returned && (int64_t)regs->rax < 0 && (int64_t)regs->rax >= -4095)
 		/* the number from the stub's frame: orig_rax is -1 when an interrupt,
 		 * not the syscall's return, brought the signal at this rip */
-		count_stub_error(t, p, p->plan.nr < 0 ? (long)frame[1] : p->plan.nr);
+		count_stub_error(t, p, (long)nr);
 	if (logged)
 		regs->eflags = frame[4];
 	regs->rsp += popped + 128;
@@ -113,6 +130,11 @@ static bool read_word(pid_t tid, uint64_t addr, uint64_t *word)
 	struct iovec local = { word, 8 }, remote = { (void *)addr, 8 };
 
 	return process_vm_readv(tid, &local, 1, &remote, 1, 0) == 8;
+}
+
+static bool read_word_of(void *ctx, uint64_t addr, uint64_t *word)
+{
+	return read_word(((struct thread *)ctx)->tid, addr, word);
 }
 
 /* A thread interrupted in the log routine (gate_code.S) about to run a handler, whose
@@ -175,7 +197,10 @@ void fixups_on_signal(struct thread *t, struct delivery *d, struct user_regs_str
 		if (back == regs->rip)
 			return;
 		regs->rip = back;
-	} else if (!syscall_log_on() || !log_routine_rewind(t, regs)) {
+	} else if (syscall_log_on() ? !log_routine_rewind(t, regs)
+				    : !call_times_on() || !delivery_caught(d)
+					      || !time_routine_fixup(regs, SYSTRACE_GATE_ADDR, tsc_now(), read_word_of, t)) {
+		/* the time routine's windows matter only to a handler that runs */
 		return;
 	}
 	ptrace(PTRACE_SETREGS, t->tid, 0, regs);

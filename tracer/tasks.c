@@ -117,6 +117,8 @@ static void image_write(struct image *img)
 	as_put(img->as);
 	site_table_free(&img->sites);
 	free((char *)img->rec.exe);
+	free(img->rec.time_ns); /* --time: its sums (call_times.c), in one block */
+	free(img->times);
 	free(img);
 }
 

@@ -18,6 +18,7 @@
 struct libc_view;
 struct object;
 struct exec_setup;
+struct image_times;
 
 struct image {
 	struct image_record rec;
@@ -37,6 +38,7 @@ struct image {
 	struct libc_view *libc_calls;   /* --libc-calls: its libc and unwinder (libc_calls.c) */
 	const struct object *exe_object; /* an exec'd image's executable, when known */
 	uint64_t serial;                /* images in the order they began */
+	struct image_times *times;      /* --time: its calls' ticks (call_times.c); NULL */
 	struct image *prev, *next;      /* the images not written yet */
 };
 
@@ -91,6 +93,10 @@ struct thread {
 	uint64_t left_gate_site;
 	int left_gate_index;
 	uint64_t moved_to;             /* where write_protocol.c moved it at this stop; 0 */
+	uint64_t call_start;           /* --time: the TSC when its ptraced call was resumed;
+	                                  0: none (call_times.h) */
+	uint64_t intr_start, intr_end; /* --time: the call a signal interrupted with a
+	                                  restart code: its start, and the signal's stop */
 	/* placement.c: on the tracer's CPU or not, and how it has been stopping */
 	bool pinned, own_affinity;
 	unsigned quick_stops;

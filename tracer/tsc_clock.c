@@ -14,6 +14,7 @@ static uint64_t tsc0, ns0;
 static uint32_t mult;
 static uint16_t shift;
 static double ns_per_tick; /* when the kernel's conversion is not offered */
+static bool initialised;
 
 uint64_t tsc_now(void)
 {
@@ -69,6 +70,9 @@ void tsc_clock_init(void)
 {
 	uint64_t tsc1 = 0, ns1 = 0;
 
+	if (initialised)
+		return; /* one conversion for the run: --log's and --time's */
+	initialised = true;
 	anchor(&tsc0, &ns0);
 	if (kernel_conversion())
 		return;
@@ -79,14 +83,36 @@ void tsc_clock_init(void)
 	ns_per_tick = (double)(ns1 - ns0) / (double)(tsc1 - tsc0);
 }
 
+uint64_t tsc_scale_ns(uint64_t ticks, uint32_t m, uint16_t s, bool up)
+{
+	/* as the kernel does it: no overflow for deltas of years */
+	uint64_t low = (ticks & ((1ULL << s) - 1)) * m;
+
+	return (ticks >> s) * m + (low >> s) + (up && (low & ((1ULL << s) - 1)));
+}
+
+uint64_t tsc_ticks_ns(uint64_t ticks)
+{
+	if (!mult)
+		return (uint64_t)((double)ticks * ns_per_tick);
+	return tsc_scale_ns(ticks, mult, shift, false);
+}
+
+uint64_t tsc_ticks_ns_up(uint64_t ticks)
+{
+	double ns = (double)ticks * ns_per_tick;
+
+	if (!mult)
+		return (uint64_t)ns + ((double)(uint64_t)ns < ns);
+	return tsc_scale_ns(ticks, mult, shift, true);
+}
+
 uint64_t tsc_clock_ns(uint64_t tsc)
 {
 	int64_t d = (int64_t)(tsc - tsc0);
-	uint64_t ad = d < 0 ? (uint64_t)-d : (uint64_t)d, ns;
+	uint64_t ad = d < 0 ? (uint64_t)-d : (uint64_t)d;
 
 	if (!mult)
 		return ns0 + (uint64_t)((double)d * ns_per_tick);
-	/* as the kernel does it: no overflow for deltas of years */
-	ns = (ad >> shift) * mult + (((ad & ((1ULL << shift) - 1)) * mult) >> shift);
-	return d < 0 ? ns0 - ns : ns0 + ns;
+	return d < 0 ? ns0 - tsc_ticks_ns(ad) : ns0 + tsc_ticks_ns(ad);
 }

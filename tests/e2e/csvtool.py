@@ -26,7 +26,13 @@ Usable as a module (sys.path.insert(0, E2E_DIR); import csvtool) and as a comman
       in every row) or `any` (only printed). Fails when no row has that symbol.
   csvtool.py sitecount DIR [symbol=S] [object=SUBSTRING] [syscall=NAME] [--list]
       the calls (ptraced + inprocess) at the sites.csv rows matching every filter,
-      summed (--list: the rows instead).
+      summed (--list: the rows instead; --time: their time_ns instead).
+  csvtool.py times DIR NAME [--root]
+      NAME's `calls errors time_ns min_ns max_ns` over the x86_64 rows of
+      syscalls.csv (--root: of the command's own pid only): sums, the least min_ns,
+      the most max_ns (`-` when no row has one). `consistency` checks the time
+      columns (--time) too: all empty or all there, min <= time <= calls * max,
+      each image's rows adding up to the same in both files.
   csvtool.py never-patched DIR NAME[,NAME...]
       no sites.csv row for one of these syscall names is patched or has in-process
       calls (rt_sigreturn, clone, vfork...: they must stop in the tracer).
@@ -876,7 +882,77 @@ def check_consistency(d, patch_off=True):
                 problems.append(f"sites.csv pid {r['pid']} image {r['image']} offset {r['offset']}: start_ns {r['start_ns']} joins {n} processes.csv rows")
     elif sites:
         problems.append("sites.csv has no start_ns column (INTERFACE.md: a row joins one processes.csv row by it)")
+    check_times(syscalls, sites, problems)
     return problems
+
+
+def check_times(syscalls, sites, problems):
+    """--time's columns: all empty (not measured) or all there in each file; per
+    syscalls.csv row min <= max, min <= time_ns <= calls * max (min and max empty
+    only for calls none of which had a time, then time_ns 0); per image, its
+    syscalls.csv rows' time_ns add up to its sites.csv rows' exactly."""
+    if not syscalls or "time_ns" not in syscalls[0]:
+        problems.append("syscalls.csv has no time_ns column")
+        return
+    timed = {r["time_ns"] != "" for r in syscalls}
+    if sites and "time_ns" not in sites[0]:
+        problems.append("sites.csv has no time_ns column")
+        return
+    timed_sites = {r["time_ns"] != "" for r in sites}
+    if len(timed) > 1 or len(timed_sites) > 1 or (sites and timed != timed_sites):
+        problems.append(f"time_ns is empty in some rows only (syscalls.csv: {timed}, sites.csv: {timed_sites})")
+        return
+    if timed == {False}:
+        for r in syscalls:
+            if r["min_ns"] != "" or r["max_ns"] != "":
+                problems.append(f"syscalls.csv pid {r['pid']} {r['syscall']}: min_ns/max_ns without time_ns")
+        return
+    by_image = collections.Counter()
+    for r in syscalls:
+        where = f"syscalls.csv pid {r['pid']} image {r['image']} {r['syscall']}"
+        t = to_int(r["time_ns"], where)
+        by_image[(r["pid"], r["image"])] += t
+        if (r["min_ns"] == "") != (r["max_ns"] == ""):
+            problems.append(f"{where}: min_ns {r['min_ns']!r} and max_ns {r['max_ns']!r}: one empty")
+            continue
+        if r["min_ns"] == "":
+            if t:
+                problems.append(f"{where}: time_ns {t} with no call timed (min_ns empty)")
+            continue
+        lo, hi, calls = to_int(r["min_ns"], where), to_int(r["max_ns"], where), to_int(r["calls"], where)
+        if not lo <= hi or not lo <= t <= calls * hi:
+            problems.append(f"{where}: min_ns {lo}, max_ns {hi}, time_ns {t} for {calls} calls: not min <= max, min <= time <= calls * max")
+    at_sites = collections.Counter()
+    for r in sites:
+        at_sites[(r["pid"], r["image"])] += to_int(r["time_ns"], f"sites.csv pid {r['pid']} time_ns")
+    for k in set(by_image) | set(at_sites):
+        if by_image[k] != at_sites[k]:
+            problems.append(f"pid {k[0]} image {k[1]}: syscalls.csv time_ns adds up to {by_image[k]}, sites.csv to {at_sites[k]}")
+
+
+def root_pids(d):
+    """The pids of processes.csv whose parent is no process of the run."""
+    procs = load_processes(d)
+    pids = {r["pid"] for r in procs}
+    return {r["pid"] for r in procs if r["ppid"] not in pids}
+
+
+def times_of(d, name, abi="x86_64", pids=None):
+    """NAME's calls, errors, time_ns summed, min_ns the least, max_ns the most (None
+    when no row has one) over the syscalls.csv rows of ABI (of pids, if given)."""
+    calls = errors = total = 0
+    lo = hi = None
+    for r in load_syscalls(d):
+        if r["syscall"] != name or row_abi(r) != abi or (pids is not None and r["pid"] not in pids):
+            continue
+        where = f"syscalls.csv pid {r['pid']} {name}"
+        calls += to_int(r["calls"], where)
+        errors += to_int(r["errors"] or "0", where)
+        total += to_int(r["time_ns"], where) if r["time_ns"] != "" else 0
+        if r["min_ns"] != "":
+            lo = min(lo, to_int(r["min_ns"], where)) if lo is not None else to_int(r["min_ns"], where)
+            hi = max(hi, to_int(r["max_ns"], where)) if hi is not None else to_int(r["max_ns"], where)
+    return calls, errors, total, lo, hi
 
 
 def check_known_at_start(d):
@@ -1121,7 +1197,7 @@ def main(argv):
         if cmd == "sitecount":
             rows = load_sites(args[0])
             for a in args[1:]:
-                if a == "--list":
+                if a in ("--list", "--time"):
                     continue
                 key, _, value = a.partition("=")
                 if key == "symbol":
@@ -1135,9 +1211,16 @@ def main(argv):
             if "--list" in args:
                 for r in rows:
                     print(describe_site(r))
+            elif "--time" in args:
+                print(sum(to_int(r["time_ns"], "sites.csv time_ns") for r in rows))
             else:
                 print(sum(to_int(r["ptraced"], "sites.csv ptraced") + to_int(r["inprocess"], "sites.csv inprocess")
                           for r in rows))
+            return 0
+        if cmd == "times":
+            # times DIR NAME [--root]: `calls errors time_ns min_ns max_ns` (- for none)
+            pids = root_pids(args[0]) if "--root" in args else None
+            print(" ".join("-" if v is None else str(v) for v in times_of(args[0], args[1], pids=pids)))
             return 0
         if cmd == "never-patched":
             return report(check_never_patched(args[0], set(args[1].split(","))))

@@ -4,7 +4,8 @@
 # reads a signal interrupts: EINTR), each 100 times, the first at a site stopping in
 # the tracer and the rest in-process. In the default mode, with --patch=off (every
 # call ptraced) and with --log (results from the log), systrace's errors per syscall
-# name equal `strace -f -c`'s exactly, and the files agree with each other:
+# name equal `strace -f -c`'s exactly (and with --time, whose stubs call the time
+# routine and test errors with the flags saved), and the files agree with each other:
 # processes.csv's errors are the sum of the image's syscalls.csv rows, and so are
 # its sites.csv rows'; summary.csv's the sum of processes.csv's. The ptraced calls'
 # results are learned without a second stop each (the return pad, tracer/results.c),
@@ -18,11 +19,11 @@ echo "== strace -f -c of the program alone"
 timeout --foreground -k 10 "$RUN_TIMEOUT" strace -f -c -U name,calls,errors -o "$T/strace" -- \
 	"$P/errors" 100 eintr >"$T/strace.out" 2>&1 || fail "errors exits non-zero under strace: a broken test program?"
 
-for mode in default off log; do
+for mode in default off log time; do
 	name=errors-$mode
 	echo "== $name"
-	if [ $mode = log ]; then
-		ST_OPTS=--log st_run_mode default "$T/$name" "$P/errors" 100 eintr
+	if [ $mode = log ] || [ $mode = time ]; then
+		ST_OPTS=--$mode st_run_mode default "$T/$name" "$P/errors" 100 eintr
 	else
 		st_run_mode $mode "$T/$name" "$P/errors" 100 eintr
 	fi
@@ -47,7 +48,8 @@ for mode in default off log; do
 done
 
 # no second stop per ptraced call: the stops are fewer than the ptraced calls twice
-for mode in default off; do
+# (under --time too: the timed pad)
+for mode in default off time; do
 	require_file "$T/errors-$mode/summary.csv" errors-$mode || continue
 	stops=$(awk -F, '$1 == "ptrace_stops" { print $2 }' "$T/errors-$mode/summary.csv")
 	ptraced=$(awk -F, '$1 == "syscalls_ptraced" { print $2 }' "$T/errors-$mode/summary.csv")

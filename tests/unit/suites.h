@@ -19,6 +19,8 @@ Suite *proc_maps_suite(void);
 Suite *code_scan_suite(void);
 Suite *patch_plan_suite(void);
 Suite *stub_suite(void);
+Suite *time_fixups_suite(void);
+Suite *time_sums_suite(void);
 Suite *scan_cache_suite(void);
 Suite *amortization_suite(void);
 Suite *calibrate_suite(void);

@@ -35,7 +35,7 @@ START_TEST(measures_a_stop_above_an_inprocess_call)
 	struct calibration c = { 0 };
 	char err[256] = "";
 
-	ck_assert(region_create(1, false));
+	ck_assert(region_create(1, false, false));
 	ck_assert_msg(calibrate(&c, region_fd(), err, sizeof(err)), "calibrate failed: %s", err);
 	region_destroy();
 	ck_assert_uint_gt(c.inprocess_ns, 0);

@@ -27,6 +27,7 @@ START_TEST(defaults_and_command)
 	ck_assert_str_eq(o.output_dir, "systrace-out");
 	ck_assert_int_eq(o.patch, PATCH_SAFE);
 	ck_assert(!o.show_perf_stats);
+	ck_assert(!o.time); /* off by default */
 	ck_assert_str_eq(o.command[0], "make");
 	ck_assert_str_eq(o.command[1], "-j2");
 }
@@ -53,11 +54,17 @@ START_TEST(bad_usage_is_refused)
 	char *bad_mode[] = { "systrace", "--patch=fast", "--", "true", NULL };
 	char *no_command[] = { "systrace", "-o", "x", NULL };
 	char *no_value[] = { "systrace", "-o", NULL };
+	char *time_and_log[] = { "systrace", "--time", "--log", "--", "true", NULL };
+	char *timed[] = { "systrace", "--time", "--", "true", NULL };
 
 	ck_assert_int_eq(parse(&o, unknown), OPTIONS_USAGE_ERROR);
 	ck_assert_int_eq(parse(&o, bad_mode), OPTIONS_USAGE_ERROR);
 	ck_assert_int_eq(parse(&o, no_command), OPTIONS_USAGE_ERROR);
 	ck_assert_int_eq(parse(&o, no_value), OPTIONS_USAGE_ERROR);
+	/* the log routine would make the calls, untimed: refused, not half done */
+	ck_assert_int_eq(parse(&o, time_and_log), OPTIONS_USAGE_ERROR);
+	ck_assert_int_eq(parse(&o, timed), OPTIONS_RUN);
+	ck_assert(o.time);
 }
 END_TEST
 

@@ -8,12 +8,18 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <ucontext.h>
+#include <x86intrin.h>
 #include <unistd.h>
 
 #include "code_samples.h"
+#include "gate_code.h"
+#include "region.h"
 #include "stub.h"
 #include "suites.h"
+#include "time_fixups.h"
+#include "tsc_clock.h"
 
 #define PAGE 4096
 /* byte offsets in a thread's counter block */
@@ -71,6 +77,17 @@ static void both_error_tests(void (*test)(void))
 /* The numbers that must stop only in some cases, for the rigs built while set. */
 static const struct stub_guard *rig_guards;
 static size_t rig_nguards;
+/* While set, rigs are built as under --time: their stubs call the gate page's time
+ * routine, which adds the site's ticks at its counter index (site_counter / 8). */
+static bool rig_time;
+
+/* A thread's block with its time counters where the routine finds them (%gs +
+ * REGION_TIME_AT), for timed rigs. */
+static struct timed_block {
+	struct block b;
+	uint8_t gap[REGION_TIME_AT - sizeof(struct block)];
+	struct region_time t;
+} tb;
 
 static fn3 rig_install_at(struct rig *r, const uint8_t *fn, size_t len, size_t site_off, const int *slow,
 			  size_t nslow, int32_t site_counter)
@@ -86,7 +103,8 @@ static fn3 rig_install_at(struct rig *r, const uint8_t *fn, size_t len, size_t s
 	r->stub = m + 2 * PAGE;
 	r->site_counter = site_counter;
 	memcpy(r->code, fn, len);
-	memcpy(r->gate, (const uint8_t[]){ 0x0f, 0x05, 0xc3 }, 3);
+	/* the gate page as the tracer writes it: the gate (`syscall; ret`) first */
+	memcpy(r->gate, gate_code, (size_t)(gate_code_end - gate_code));
 	code_scan_add(&s, r->code, len, (uintptr_t)r->code);
 	code_scan_add_target(&s, (uintptr_t)r->code);
 	code_scan_finish(&s);
@@ -97,6 +115,10 @@ static fn3 rig_install_at(struct rig *r, const uint8_t *fn, size_t len, size_t s
 				    .nr_errors = NR_ERRORS, .errors_seen = ERRORS_SEEN, .nr_limit = NR_LIMIT,
 				    .slow_nrs = slow, .nslow = nslow, .guards = rig_guards, .nguards = rig_nguards,
 				    .flag_free_errors = rig_flag_free };
+	if (rig_time) {
+		cfg.time_call = (uintptr_t)r->gate + (uintptr_t)(gate_time_call - gate_code);
+		cfg.site_time = REGION_TIME_SITE_TICKS + site_counter;
+	}
 	ck_assert_uint_gt(stub_build(&r->plan, &cfg, (uintptr_t)r->stub, r->stub, STUB_MAX_LEN, &r->layout), 0);
 	ck_assert(patch_bytes(&r->plan, (uintptr_t)r->stub, r->code + (r->plan.start - (uintptr_t)r->code)));
 	return (fn3)(void *)r->code;
@@ -407,7 +429,9 @@ static long call_checking_regs(fn3 fn, long nr, uint64_t rflags)
 static const uint64_t flag_sets[] = { 0x202 | STATUS_FLAGS, 0x202 | (STATUS_FLAGS & ~0x400ul), 0x202 };
 #define NFLAG_SETS (sizeof(flag_sets) / sizeof(flag_sets[0]))
 
-static void registers_flags_and_red_zone_are_kept_with(void)
+/* Each path, with and without an error, with the stubs made as under --time when
+ * timed: every register the kernel keeps, the status flags and the red zone too. */
+static void registers_flags_and_red_zone_kept(bool timed)
 {
 	static const uint8_t before_fn[] = {
 		0x48, 0x89, 0xd2, /* mov %rdx,%rdx */
@@ -424,14 +448,17 @@ static void registers_flags_and_red_zone_are_kept_with(void)
 	/* close(0x44444444), the rdi call_checking_regs gives: EBADF, an error */
 	static const uint8_t close_fn[] = { 0xb8, 0x03, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xc3 };
 	static const int slow[] = { SYS_getpid };
-	struct block b = { { 0 } };
 	struct rig fixed, before, after, failing;
-	fn3 fixed_fn = rig_install_at(&fixed, getppid_fn, sizeof(getppid_fn), 5, slow, 1, 8);
-	fn3 before_fn3 = rig_install_at(&before, before_fn, sizeof(before_fn), 6, slow, 1, 16);
-	fn3 after_fn3 = rig_install_at(&after, after_fn, sizeof(after_fn), 2, slow, 1, 24);
-	fn3 close_fn3 = rig_install_at(&failing, close_fn, sizeof(close_fn), 5, slow, 1, 32);
+	fn3 fixed_fn, before_fn3, after_fn3, close_fn3;
 
-	gs_use(&b);
+	memset(&tb, 0, sizeof(tb));
+	rig_time = timed;
+	fixed_fn = rig_install_at(&fixed, getppid_fn, sizeof(getppid_fn), 5, slow, 1, 8);
+	before_fn3 = rig_install_at(&before, before_fn, sizeof(before_fn), 6, slow, 1, 16);
+	after_fn3 = rig_install_at(&after, after_fn, sizeof(after_fn), 2, slow, 1, 24);
+	close_fn3 = rig_install_at(&failing, close_fn, sizeof(close_fn), 5, slow, 1, 32);
+	rig_time = false;
+	gs_use(&tb.b);
 	ck_assert_int_eq(after.plan.shape, PATCH_AFTER);
 	/* each path, with and without an error (whose count compares, then puts the
 	 * syscall's flags back) */
@@ -445,29 +472,54 @@ static void registers_flags_and_red_zone_are_kept_with(void)
 		ck_assert_int_eq(call_checking_regs(after_fn3, NR_LIMIT - 1, flag_sets[i]), -ENOSYS);
 		ck_assert_int_eq(call_checking_regs(after_fn3, SYS_getpid, flag_sets[i]), getpid());
 	}
-	ck_assert_uint_eq(site_count(&b, &fixed), NFLAG_SETS);
-	ck_assert_uint_eq(site_count(&b, &failing), NFLAG_SETS);
-	ck_assert_uint_eq(site_count(&b, &before), 2 * NFLAG_SETS);
-	ck_assert_uint_eq(site_count(&b, &after), 2 * NFLAG_SETS);
-	ck_assert_uint_eq(nr_count(&b, SYS_getppid), 2 * NFLAG_SETS);
-	ck_assert_uint_eq(nr_count(&b, NR_LIMIT - 1), 2 * NFLAG_SETS);
-	ck_assert_uint_eq(nr_count(&b, SYS_getpid), 0);
-	ck_assert_uint_eq(site_errors(&b, &fixed), 0);
-	ck_assert_uint_eq(site_errors(&b, &failing), NFLAG_SETS);
-	ck_assert_uint_eq(site_errors(&b, &before), NFLAG_SETS);
-	ck_assert_uint_eq(site_errors(&b, &after), NFLAG_SETS);
-	ck_assert_uint_eq(nr_errors(&b, NR_LIMIT - 1), 2 * NFLAG_SETS);
-	ck_assert_uint_eq(nr_errors(&b, SYS_getppid), 0);
+	ck_assert_uint_eq(site_count(&tb.b, &fixed), NFLAG_SETS);
+	ck_assert_uint_eq(site_count(&tb.b, &failing), NFLAG_SETS);
+	ck_assert_uint_eq(site_count(&tb.b, &before), 2 * NFLAG_SETS);
+	ck_assert_uint_eq(site_count(&tb.b, &after), 2 * NFLAG_SETS);
+	ck_assert_uint_eq(nr_count(&tb.b, SYS_getppid), 2 * NFLAG_SETS);
+	ck_assert_uint_eq(nr_count(&tb.b, NR_LIMIT - 1), 2 * NFLAG_SETS);
+	ck_assert_uint_eq(nr_count(&tb.b, SYS_getpid), 0);
+	ck_assert_uint_eq(site_errors(&tb.b, &fixed), 0);
+	ck_assert_uint_eq(site_errors(&tb.b, &failing), NFLAG_SETS);
+	ck_assert_uint_eq(site_errors(&tb.b, &before), NFLAG_SETS);
+	ck_assert_uint_eq(site_errors(&tb.b, &after), NFLAG_SETS);
+	ck_assert_uint_eq(nr_errors(&tb.b, NR_LIMIT - 1), 2 * NFLAG_SETS);
+	ck_assert_uint_eq(nr_errors(&tb.b, SYS_getppid), 0);
 	gs_release();
+	/* timed: every call made through the gate took ticks, at its site and number;
+	 * untimed: no tick anywhere */
+	ck_assert_uint_eq(tb.t.site_ticks[1] != 0, timed);
+	ck_assert_uint_eq(tb.t.site_ticks[4] != 0, timed);
+	ck_assert_uint_eq(tb.t.nr_ticks[SYS_getppid] != 0, timed);
+	ck_assert_uint_eq(tb.t.nr_ticks[SYS_getppid] + tb.t.nr_ticks[NR_LIMIT - 1] + tb.t.nr_ticks[SYS_close],
+			  tb.t.site_ticks[1] + tb.t.site_ticks[2] + tb.t.site_ticks[3] + tb.t.site_ticks[4]);
+	ck_assert_uint_eq(tb.t.nr_ticks[SYS_getpid], 0); /* the slow path: not through the gate */
 	rig_free(&fixed);
 	rig_free(&before);
 	rig_free(&after);
 	rig_free(&failing);
 }
 
+static void untimed_registers_kept(void)
+{
+	registers_flags_and_red_zone_kept(false);
+}
+
+static void timed_registers_kept(void)
+{
+	registers_flags_and_red_zone_kept(true);
+}
+
 START_TEST(registers_flags_and_red_zone_are_kept)
 {
-	both_error_tests(registers_flags_and_red_zone_are_kept_with);
+	both_error_tests(untimed_registers_kept);
+}
+END_TEST
+
+/* with BMI2 too: the flags the time routine changes after the call must not show */
+START_TEST(timed_registers_flags_and_red_zone_are_kept)
+{
+	both_error_tests(timed_registers_kept);
 }
 END_TEST
 
@@ -1026,11 +1078,253 @@ START_TEST(each_thread_counts_in_its_own_block)
 }
 END_TEST
 
+/* Under --time: the stub counts as without it, then calls the time routine with the
+ * site's ticks displacement pushed; its flags and errors as without it. */
+START_TEST(timed_stubs_decode_as_documented)
+{
+	static const unsigned fixed_ids[] = {
+		X86_INS_MOV, X86_INS_MOV,                          /* the copies */
+		X86_INS_MOV, X86_INS_LEA, X86_INS_MOV,             /* count the site */
+		X86_INS_LEA, X86_INS_PUSH, X86_INS_MOVABS, X86_INS_CALL,
+		X86_INS_PUSH, X86_INS_CMP, X86_INS_JB,             /* its error */
+		X86_INS_MOV, X86_INS_LEA, X86_INS_MOV, X86_INS_MOV, X86_INS_POPFQ,
+		X86_INS_LEA, X86_INS_JMP, X86_INS_SYSCALL, X86_INS_JMP,
+	};
+	struct patch_plan b = before_plan(), a = after_plan();
+	struct stub_config cfg = some_config;
+	struct stub_layout l;
+	struct decoded d;
+	uint8_t out[STUB_MAX_LEN];
+	size_t len, i;
+
+	cfg.time_call = 0x7040;
+	cfg.site_time = REGION_TIME_SITE_TICKS + 8;
+	len = stub_build(&b, &cfg, 0x40000, out, sizeof(out), &l);
+	ck_assert_uint_gt(len, 0);
+	decode(&d, out, len, l.addr);
+	assert_ids(&d, fixed_ids, sizeof(fixed_ids) / sizeof(fixed_ids[0]));
+	ck_assert_uint_eq(l.ncounts, 2); /* the counts are the stub's, as without --time */
+	assert_count_triple(&d, l.count_from[0], l.count_to[0], cfg.site_counter, X86_REG_INVALID);
+	i = insn_at(&d, l.count_to[0]);
+	ck_assert_str_eq(d.insn[i].op_str, "rsp, [rsp - 0x80]");
+	ck_assert_int_eq(d.insn[i + 1].detail->x86.operands[0].type, X86_OP_IMM);
+	ck_assert_int_eq(d.insn[i + 1].detail->x86.operands[0].imm, REGION_TIME_SITE_TICKS + 8);
+	ck_assert_uint_eq((uint64_t)d.insn[i + 2].detail->x86.operands[1].imm, cfg.time_call);
+	assert_reg_operand(&d.insn[i + 3].detail->x86.operands[0], X86_REG_R11);
+	assert_error_count(&d, i + 4, &l, 1, &cfg);
+	decoded_free(&d);
+
+	/* a run-time number: the number pushed for its errors, then the displacement */
+	len = stub_build(&a, &cfg, 0x40000, out, sizeof(out), &l);
+	ck_assert_uint_gt(len, 0);
+	decode(&d, out, len, l.addr);
+	ck_assert_uint_eq(l.ncounts, 4);
+	i = insn_at(&d, l.count_to[1]);
+	ck_assert_int_eq(d.insn[i].id, X86_INS_POPFQ);
+	ck_assert_int_eq(d.insn[i + 1].id, X86_INS_PUSH);
+	assert_reg_operand(&d.insn[i + 1].detail->x86.operands[0], X86_REG_RAX);
+	ck_assert_int_eq(d.insn[i + 2].id, X86_INS_PUSH);
+	ck_assert_int_eq(d.insn[i + 2].detail->x86.operands[0].imm, REGION_TIME_SITE_TICKS + 8);
+	ck_assert_uint_eq((uint64_t)d.insn[i + 3].detail->x86.operands[1].imm, cfg.time_call);
+	ck_assert_int_eq(d.insn[i + 4].id, X86_INS_CALL);
+	ck_assert_int_eq(d.insn[i + 5].id, X86_INS_POP); /* the number, back for its error */
+	assert_reg_operand(&d.insn[i + 5].detail->x86.operands[0], X86_REG_RCX);
+	assert_error_count(&d, i + 6, &l, 2, &cfg);
+	decoded_free(&d);
+}
+END_TEST
+
+static uint64_t ns_of(uint64_t ticks)
+{
+	return tsc_ticks_ns(ticks);
+}
+
+/* Calls through timed stubs take their ticks to the site and to the number, the
+ * number's longest and shortest too; by construction, a 2 ms sleep takes 2 ms or
+ * more, and the shortest getppid of a hundred less than that. */
+START_TEST(timed_calls_count_and_time)
+{
+	struct rig fixed, runtime;
+	fn3 fixed_fn, runtime_fn;
+	struct timespec two_ms = { 0, 2000000 };
+	const struct region_time *t = &tb.t;
+
+	rig_time = true;
+	fixed_fn = rig_install_at(&fixed, getppid_fn, sizeof(getppid_fn), 5, NULL, 0, 8);
+	runtime_fn = rig_install_at(&runtime, syscall_fn, sizeof(syscall_fn), 9, NULL, 0, 16);
+	rig_time = false;
+	memset(&tb, 0, sizeof(tb));
+	tsc_clock_init();
+	gs_use(&tb.b);
+	for (int i = 0; i < 100; i++)
+		ck_assert_int_eq(fixed_fn(0, 0, 0), getppid());
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(runtime_fn(SYS_nanosleep, (long)&two_ms, 0), 0);
+	ck_assert_int_eq(runtime_fn(NR_LIMIT - 1, 0, 0), -ENOSYS);
+	gs_release();
+	/* counted as without --time, errors too */
+	ck_assert_uint_eq(site_count(&tb.b, &fixed), 100);
+	ck_assert_uint_eq(site_count(&tb.b, &runtime), 4);
+	ck_assert_uint_eq(nr_count(&tb.b, SYS_nanosleep), 3);
+	ck_assert_uint_eq(site_errors(&tb.b, &runtime), 1);
+	ck_assert_uint_eq(nr_errors(&tb.b, NR_LIMIT - 1), 1);
+	/* the ticks, at the site and at the number alike */
+	ck_assert_uint_gt(t->site_ticks[1], 0);
+	ck_assert_uint_eq(t->site_ticks[1], t->nr_ticks[SYS_getppid]);
+	ck_assert_uint_eq(t->site_ticks[2], t->nr_ticks[SYS_nanosleep] + t->nr_ticks[NR_LIMIT - 1]);
+	ck_assert_uint_gt(t->nr_ticks[NR_LIMIT - 1], 0);
+	/* the sleeps: each 2 ms at least, the sum within 3 shortest and 3 longest */
+	ck_assert_uint_ge(ns_of(t->nr_ticks[SYS_nanosleep]), 6000000);
+	ck_assert_uint_ne(t->nr_min_not[SYS_nanosleep], 0);
+	ck_assert_uint_ge(ns_of(~t->nr_min_not[SYS_nanosleep]), 2000000);
+	ck_assert_uint_ge(t->nr_max[SYS_nanosleep], ~t->nr_min_not[SYS_nanosleep]);
+	ck_assert_uint_ge(t->nr_ticks[SYS_nanosleep], 3 * ~t->nr_min_not[SYS_nanosleep]);
+	ck_assert_uint_le(t->nr_ticks[SYS_nanosleep], 3 * t->nr_max[SYS_nanosleep]);
+	/* getppid: the same bounds, and its shortest call is shorter than a sleep */
+	ck_assert_uint_ge(t->nr_ticks[SYS_getppid], 100 * ~t->nr_min_not[SYS_getppid]);
+	ck_assert_uint_le(t->nr_ticks[SYS_getppid], 100 * t->nr_max[SYS_getppid]);
+	ck_assert_uint_lt(ns_of(~t->nr_min_not[SYS_getppid]), 2000000);
+	/* a number not called has nothing: none shortest (0), none longest */
+	ck_assert_uint_eq(t->nr_ticks[SYS_getpid] | t->nr_max[SYS_getpid] | t->nr_min_not[SYS_getpid], 0);
+	rig_free(&fixed);
+	rig_free(&runtime);
+}
+END_TEST
+
+/* What the tracer does at a signal's delivery inside the time routine
+ * (time_routine_fixup), done by the SIGTRAP handler itself, while the routine is
+ * stepped an instruction at a time; and, the first time the thread is at each
+ * place, what a handler's call could do there: in (start, timed] and at the gate
+ * before its syscall, a call at the same site (getpid, where the stepped call is a
+ * getppid); between getppid's longest's compare and its store, a longer call's
+ * store (a huge max); between its shortest's, a shorter one's (1 tick). */
+#define AT_RIG(label) ((uint64_t)(uintptr_t)timing.gate + (uint64_t)((label) - gate_code))
+#define HUGE_TICKS (1ull << 60)
+
+static struct {
+	const uint8_t *gate;
+	fn3 fn;
+	bool fixup;
+	bool before_done, gate_done, end_done, max_done, min_done;
+	uint64_t handler_start, handler_end; /* the TSC around the handler's calls */
+	uint64_t fixed_end;                  /* the end the fixup gave, at returned */
+	uint64_t ticks;                      /* the call's, in rdx at the longest's compare */
+	unsigned handler_calls;
+} timing;
+
+static bool read_own(void *ctx, uint64_t addr, uint64_t *word)
+{
+	(void)ctx;
+	memcpy(word, (const void *)(uintptr_t)addr, 8);
+	return true;
+}
+
+static void handler_call(void)
+{
+	if (!timing.handler_start)
+		timing.handler_start = __rdtsc();
+	timing.fn(SYS_getpid, 0, 0); /* the handler runs with the trap flag clear */
+	timing.handler_calls++;
+	timing.handler_end = __rdtsc();
+}
+
+static void on_time_step(int sig, siginfo_t *si, void *ctx)
+{
+	greg_t *g = ((ucontext_t *)ctx)->uc_mcontext.gregs;
+	uint64_t rip = (uint64_t)g[REG_RIP], now;
+	struct user_regs_struct regs;
+
+	(void)sig;
+	(void)si;
+	if (rip == AT_RIG(gate_time_max))
+		timing.ticks = (uint64_t)g[REG_RDX];
+	/* a signal the tracer sees: only where one is taken, once, as a handler ran */
+	if (rip > AT_RIG(gate_time_start) && rip <= AT_RIG(gate_time_timed) && !timing.before_done) {
+		timing.before_done = true;
+		handler_call();
+	} else if (rip == (uintptr_t)timing.gate && !timing.gate_done) {
+		timing.gate_done = true;
+		handler_call();
+	} else if (rip > AT_RIG(gate_time_max) && rip < AT_RIG(gate_time_max_done) && !timing.max_done) {
+		timing.max_done = true;
+		tb.t.nr_max[SYS_getppid] = HUGE_TICKS;
+	} else if (rip > AT_RIG(gate_time_min) && rip < AT_RIG(gate_time_min_done) && !timing.min_done) {
+		timing.min_done = true;
+		tb.t.nr_min_not[SYS_getppid] = ~1ull;
+	} else if (rip == AT_RIG(gate_time_returned) && !timing.end_done) {
+		timing.end_done = true;
+	} else {
+		return;
+	}
+	now = __rdtsc();
+	if (rip == AT_RIG(gate_time_returned))
+		timing.fixed_end = now;
+	if (!timing.fixup)
+		return;
+	regs = (struct user_regs_struct){ .rip = rip, .rsp = (uint64_t)g[REG_RSP], .rax = (uint64_t)g[REG_RAX],
+					  .rcx = (uint64_t)g[REG_RCX], .rdx = (uint64_t)g[REG_RDX] };
+	if (time_routine_fixup(&regs, (uintptr_t)timing.gate, now, read_own, NULL)) {
+		g[REG_RIP] = (greg_t)regs.rip;
+		g[REG_RSP] = (greg_t)regs.rsp;
+		g[REG_RAX] = (greg_t)regs.rax;
+		g[REG_RCX] = (greg_t)regs.rcx;
+		g[REG_RDX] = (greg_t)regs.rdx;
+	}
+}
+
+static void step_timed(fn3 fn, const struct rig *r, bool fixup)
+{
+	struct sigaction sa = { .sa_sigaction = on_time_step, .sa_flags = SA_SIGINFO }, old;
+
+	memset(&tb, 0, sizeof(tb));
+	timing = (typeof(timing)){ .gate = r->gate, .fn = fn, .fixup = fixup };
+	ck_assert_int_eq(sigaction(SIGTRAP, &sa, &old), 0);
+	gs_use(&tb.b);
+	ck_assert_int_eq(stub_test_call_stepping(fn, SYS_getppid), getppid());
+	gs_release();
+	ck_assert_int_eq(sigaction(SIGTRAP, &old, NULL), 0);
+	ck_assert(timing.before_done && timing.gate_done && timing.end_done && timing.max_done && timing.min_done);
+	ck_assert_uint_eq(timing.handler_calls, 2);
+	/* every call counted and timed, the handler's too: the sums are single adds */
+	ck_assert_uint_eq(site_count(&tb.b, r), 1 + 2);
+	ck_assert_uint_eq(nr_count(&tb.b, SYS_getpid), 2);
+	ck_assert_uint_eq(tb.t.site_ticks[r->site_counter / 8],
+			  tb.t.nr_ticks[SYS_getppid] + tb.t.nr_ticks[SYS_getpid]);
+	ck_assert_uint_eq(tb.t.nr_ticks[SYS_getppid], timing.ticks);
+	ck_assert_uint_ne(tb.t.nr_min_not[SYS_getpid], 0);
+}
+
+START_TEST(a_signal_in_the_time_routine)
+{
+	struct rig r;
+	fn3 fn;
+
+	rig_time = true;
+	fn = rig_install_at(&r, syscall_fn, sizeof(syscall_fn), 9, NULL, 0, 8);
+	rig_time = false;
+	step_timed(fn, &r, true);
+	/* what the handler stored between a compare and its store was compared again */
+	ck_assert_uint_eq(tb.t.nr_max[SYS_getppid], HUGE_TICKS);
+	ck_assert_uint_eq(tb.t.nr_min_not[SYS_getppid], ~1ull);
+	/* the call's time is neither the handler's at its start (taken again after it)
+	 * nor at its end (read before it ran: the fixup's reading) */
+	ck_assert_uint_le(timing.ticks, timing.fixed_end - timing.handler_end);
+	/* the control: left alone, the routine overwrites both and takes the handler's
+	 * time for the call's */
+	step_timed(fn, &r, false);
+	ck_assert_uint_ne(tb.t.nr_max[SYS_getppid], HUGE_TICKS);
+	ck_assert_uint_ne(tb.t.nr_min_not[SYS_getppid], ~1ull);
+	ck_assert_uint_gt(timing.ticks, timing.handler_end - timing.handler_start);
+	rig_free(&r);
+}
+END_TEST
+
 Suite *stub_suite(void)
 {
 	return single_case_suite("stub", (const TTest *const[]){
 		fixed_number_before, fixed_number_after, run_time_number, registers_flags_and_red_zone_are_kept,
 		layout_and_translation, patch_is_a_jump_then_int3, stubs_that_cannot_be_built, stubs_decode_as_documented, flag_free_errors_decode_as_documented,
 		rewind_to_an_interrupted_load, a_rewound_triple_loses_no_count, each_thread_counts_in_its_own_block,
-		guarded_numbers, NULL });
+		guarded_numbers, timed_registers_flags_and_red_zone_are_kept, timed_stubs_decode_as_documented,
+		timed_calls_count_and_time, a_signal_in_the_time_routine, NULL });
 }
