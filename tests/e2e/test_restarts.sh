@@ -29,10 +29,15 @@ done
 
 # Restarted in-process (through the gate, where no stop sees the second entry): each
 # counted once in `restarted`, as on the ptrace path; see
-# tests/programs/restarts_in_gate.c (exactly 4 restarts, readv 6).
-for mode in safe off; do
+# tests/programs/restarts_in_gate.c (exactly 4 restarts, readv 6); with --time too
+# (the time routine's frame left for the stub's traced syscall, the time kept).
+for mode in safe off time; do
 	D=$TMPDIR/restarts_in_gate_$mode
-	st_run_ok "$mode" restarts_in_gate "$D" "$PROGRAMS/restarts_in_gate" || continue
+	if [ $mode = time ]; then
+		ST_OPTS=--time st_run_ok safe "restarts_in_gate --time" "$D" "$PROGRAMS/restarts_in_gate" || continue
+	else
+		st_run_ok "$mode" restarts_in_gate "$D" "$PROGRAMS/restarts_in_gate" || continue
+	fi
 	expect_count "$D" x86_64 readv 6 "restarts_in_gate --patch=$mode"
 	expect_count "$D" x86_64 restart_syscall 0 "restarts_in_gate --patch=$mode"
 	require_file "$D/processes.csv" "restarts_in_gate --patch=$mode" || continue

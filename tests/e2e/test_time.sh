@@ -129,7 +129,7 @@ ST_OPTS=--time st_run_mode default "$T/signals" "$P/log_signals" $N $K
 expect_site_count "$T/signals" symbol=seek_site $((2 * M)) "log_signals under --time"
 csvtool consistency "$T/signals" --any-mode || check_problem "log_signals under --time: the files disagree"
 
-for prog in regs redzone race_threads handler_in_gate interrupted_waits restarts clone_stack vfork_patched fork_threads sigsys jit; do
+for prog in regs redzone race_threads handler_in_gate interrupted_waits restarts restarts_in_gate clone_stack vfork_patched fork_threads sigsys jit; do
 	echo "== $prog under --time"
 	ST_OPTS=--time st_run_mode default "$T/$prog" "$P/$prog"
 	if [ "$ST_STATUS" -ne 0 ]; then
