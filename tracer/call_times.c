@@ -94,8 +94,12 @@ void call_times_on_signal(struct thread *t, const struct user_regs_struct *regs)
 {
 	if (!on || (long)regs->orig_rax < 0 || !restart_is_code((long)regs->rax))
 		return;
-	/* in the gate: the routine's frame has the start (leave_gate) */
-	t->intr_start = regs->rip == SYSTRACE_GATE_SYSCALL_IP ? 0 : t->call_start;
+	/* in the gate: the routine's frame has the start (leave_gate); a second
+	 * delivery (SIGSTOP, then SIGCONT) keeps the start the first one took */
+	if (regs->rip == SYSTRACE_GATE_SYSCALL_IP)
+		t->intr_start = 0;
+	else if (t->call_start)
+		t->intr_start = t->call_start;
 	t->intr_end = tsc_now();
 }
 

@@ -425,6 +425,10 @@ static void count_unseen_entry(struct thread *t)
 	    || ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0 || (long)regs.orig_rax < 0 || (long)regs.rax != -ENOSYS
 	    || regs.rip - 2 - SYSTRACE_GATE_ADDR < 4096) /* the gate's page */
 		return;
+	/* a restart of a call already counted (its kernel re-entry dropped so) */
+	if (syscall_index(ABI_X86_64, (long)regs.orig_rax) == nr_restart_syscall[ABI_X86_64]
+	    || (t->restart != RESTART_NONE && t->restart_site == as_site_of(t->img->as, regs.rip - 2)))
+		return;
 	remote = (struct iovec){ (void *)(regs.rip - 2), 2 };
 	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != 2 || insn[0] != 0x0f || insn[1] != 0x05)
 		return; /* (only the syscall instruction: an int 0x80's number is another ABI's) */
@@ -459,7 +463,7 @@ static void on_signal(struct thread *t, int sig)
 		resume(t->tid, PTRACE_CONT, 0);
 		return;
 	}
-	if (t->tid == root_pid && sig == signals_job_stop) {
+	if (t->img && t->img->rec.pid == root_pid && sig == signals_job_stop) {
 		root_stop_expected = sig;
 		signals_job_stop = 0;
 	}
@@ -515,10 +519,13 @@ static void on_stop_event(struct thread *t, int sig)
 	} else if (is_stop_signal(sig)) {
 		/* group-stop: stay stopped until SIGCONT, as without a tracer; the
 		 * command's own stop is its job's, which systrace then takes too */
-		if (t->tid == root_pid && sig == root_stop_expected)
-			root_stopped_by = sig;
-		if (t->tid == root_pid)
+		/* (any thread of the command's process: one that does not block the
+		 * signal takes it, and the group stops with it) */
+		if (t->img && t->img->rec.pid == root_pid) {
+			if (sig == root_stop_expected)
+				root_stopped_by = sig;
 			root_stop_expected = 0;
+		}
 		fixups_on_group_stop(t);
 		restart_note_interrupt(t, false);
 		resume(t->tid, PTRACE_LISTEN, 0);

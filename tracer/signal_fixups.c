@@ -193,6 +193,14 @@ void fixups_on_signal(struct thread *t, struct delivery *d, struct user_regs_str
 		return;
 	}
 	if ((p = as_patch_of_stub(as, regs->rip))) {
+		/* blocked at the stub's own syscall (a call of a slow number, or one an
+		 * earlier signal without a handler moved there to restart, leave_gate): a
+		 * handler sees the site's own syscall, as from the gate */
+		if (regs->rip == p->stub.after && delivery_caught(d)) {
+			regs->rip = p->plan.site + 2;
+			ptrace(PTRACE_SETREGS, t->tid, 0, regs);
+			return;
+		}
 		back = stub_rewind(&p->stub, regs->rip);
 		if (back == regs->rip)
 			return;

@@ -4,12 +4,14 @@
  * information: pthread_cancel and C++ exceptions would not unwind through them).
  * blocking_read (`mov $0,%eax; syscall; ret`) is patched by 1000 reads of
  * /dev/zero; then a thread blocks in it on a pipe (the main thread waits until its
- * /proc stat says S: blocked_in.h), gets SIGUSR1 (SA_RESTART), whose handler records
+ * /proc stat says S: blocked_in.h), gets SIGWINCH (no handler: under ptrace the read
+ * is entered again, which systrace makes through the stub's own syscall), blocks
+ * again, then gets SIGUSR1 (SA_RESTART), whose handler records
  * the interrupted rip; once the handler ran, the pipe gets 8 bytes, which the
  * restarted read must return. With SA_RESTART the kernel has already moved rip back
  * onto the syscall instruction when the handler runs: exits 1 unless the handler saw
  * rip == blocking_read + 5 and the read returned 8. Counts: read at blocking_read
- * 1001, gettid 1, openat and close of the stat file 1 each; pread64 and
+ * 1001, gettid 1, openat and close of the stat and status files 1 each; pread64 and
  * clock_nanosleep as the waits take (timing). */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -17,6 +19,8 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -44,6 +48,28 @@ static void on_usr1(int sig, siginfo_t *info, void *context)
 	(void)sig;
 	(void)info;
 	interrupted_rip = (uint64_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RIP];
+}
+
+/* polls the thread's status every millisecond until no signal is pending for it */
+static void until_nothing_pending(pid_t tid)
+{
+	char path[64], buf[4096];
+	struct timespec ms = { 0, 1000 * 1000 };
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	for (;;) {
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+		char *p;
+
+		buf[n > 0 ? n : 0] = 0;
+		if ((p = strstr(buf, "SigPnd:")) && strtoull(p + 7, NULL, 16) == 0)
+			break;
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &ms, NULL);
+	}
+	close(fd);
 }
 
 static void *reader(void *arg)
@@ -74,6 +100,11 @@ int main(void)
 	if ((stat = proc_stat_open(0, reader_tid)) < 0)
 		return 2;
 	wait_state(stat, "S"); /* blocked in its read */
+	/* first a signal with no handler (discarded natively, delivered under ptrace):
+	 * the read is entered again, and the handler below must still see the site */
+	pthread_kill(t, SIGWINCH);
+	until_nothing_pending(reader_tid);
+	wait_state(stat, "S");
 	close(stat);
 	pthread_kill(t, SIGUSR1);
 	while (!interrupted_rip)
