@@ -53,7 +53,9 @@ static void on_usr1(int sig, siginfo_t *info, void *context)
 /* polls the thread's status every millisecond until no signal is pending for it */
 static void until_nothing_pending(pid_t tid)
 {
-	char path[64], buf[4096];
+	/* (a long Groups: line can push SigPnd past 4 KiB: test_many_groups) */
+	static char buf[64 * 1024];
+	char path[64];
 	struct timespec ms = { 0, 1000 * 1000 };
 	int fd;
 
