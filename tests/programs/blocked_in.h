@@ -1,5 +1,6 @@
 /* Waiting, in a test program, until another thread or process is blocked in a
- * syscall: its /proc stat says S (asleep). A thread stopped by the tracer says t, one
+ * syscall: its /proc stat says S (asleep); or until it has taken its signals (none
+ * pending in its /proc status). A thread stopped by the tracer says t, one
  * running R: S is only ever a call that waits. The polls are pread64 and
  * clock_nanosleep calls whose number is timing (the tests leave those two names out
  * of their exact counts); there is no time limit: the test's own timeout is the
@@ -9,6 +10,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,19 +28,56 @@ static inline char proc_state(int fd)
 	return p && p[1] == ' ' ? p[2] : '?';
 }
 
-/* opens /proc/self/task/TID/stat (a thread of this process; pid 0: the stat of the
- * process, its leader's state), or /proc/PID/stat of another process */
-static inline int proc_stat_open(int pid, int tid)
+/* opens /proc/self/task/TID/FILE (a thread of this process; pid 0: the process's
+ * own, its leader's), or /proc/PID/FILE of another process */
+static inline int proc_file_open(int pid, int tid, const char *file)
 {
 	char path[64];
 
 	if (tid)
-		snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+		snprintf(path, sizeof(path), "/proc/self/task/%d/%s", tid, file);
 	else if (pid)
-		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
 	else
-		snprintf(path, sizeof(path), "/proc/self/stat");
+		snprintf(path, sizeof(path), "/proc/self/%s", file);
 	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+static inline int proc_stat_open(int pid, int tid)
+{
+	return proc_file_open(pid, tid, "stat");
+}
+
+/* the signals pending in a /proc status file opened as fd (SigPnd | ShdPnd: hex
+ * masks, bit sig - 1), all of them when it cannot be read; read whole, as a long
+ * Groups: line (400 supplementary groups: test_many_groups) pushes them past 4 KiB */
+static inline unsigned long long pending_signals(int fd)
+{
+	static char buf[64 * 1024];
+	unsigned long long mask = 0;
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return ~0ull;
+	buf[n] = 0;
+	for (char *p = buf; (p = strstr(p, "Pnd:")); p += 4)
+		mask |= strtoull(p + 4, NULL, 16);
+	return mask;
+}
+
+/* the bit of sig in those masks (0 for no signal) */
+static inline unsigned long long signal_bit(int sig)
+{
+	return sig ? 1ull << (sig - 1) : 0;
+}
+
+/* polls the status file fd every millisecond until none of mask is pending */
+static inline void wait_not_pending(int fd, unsigned long long mask)
+{
+	struct timespec ms = { 0, 1000 * 1000 };
+
+	while (pending_signals(fd) & mask)
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &ms, NULL);
 }
 
 /* polls the stat file fd every millisecond until its state is one of states */

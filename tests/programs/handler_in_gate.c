@@ -19,8 +19,6 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -50,30 +48,6 @@ static void on_usr1(int sig, siginfo_t *info, void *context)
 	interrupted_rip = (uint64_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RIP];
 }
 
-/* polls the thread's status every millisecond until no signal is pending for it */
-static void until_nothing_pending(pid_t tid)
-{
-	/* (a long Groups: line can push SigPnd past 4 KiB: test_many_groups) */
-	static char buf[64 * 1024];
-	char path[64];
-	struct timespec ms = { 0, 1000 * 1000 };
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return;
-	for (;;) {
-		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-		char *p;
-
-		buf[n > 0 ? n : 0] = 0;
-		if ((p = strstr(buf, "SigPnd:")) && strtoull(p + 7, NULL, 16) == 0)
-			break;
-		clock_nanosleep(CLOCK_MONOTONIC, 0, &ms, NULL);
-	}
-	close(fd);
-}
-
 static void *reader(void *arg)
 {
 	char buf[8];
@@ -89,7 +63,7 @@ int main(void)
 	struct sigaction sa = { .sa_sigaction = on_usr1, .sa_flags = SA_SIGINFO | SA_RESTART };
 	struct timespec ms = { 0, 1000 * 1000 };
 	char byte;
-	int stat;
+	int stat, status;
 	int zero = open("/dev/zero", O_RDONLY);
 	pthread_t t;
 
@@ -105,7 +79,10 @@ int main(void)
 	/* first a signal with no handler (discarded natively, delivered under ptrace):
 	 * the read is entered again, and the handler below must still see the site */
 	pthread_kill(t, SIGWINCH);
-	until_nothing_pending(reader_tid);
+	if ((status = proc_file_open(0, reader_tid, "status")) < 0)
+		return 2;
+	wait_not_pending(status, ~0ull);
+	close(status);
 	wait_state(stat, "S");
 	close(stat);
 	pthread_kill(t, SIGUSR1);

@@ -51,32 +51,15 @@ static void pause_ms(long ms)
 	nanosleep(&ts, NULL); /* clock_nanosleep in glibc */
 }
 
-/* whether sig is pending for pid, to one of its threads or to the process
- * (SigPnd, ShdPnd in /proc/PID/status: hex masks, bit sig - 1) */
-static int pending(pid_t pid, int sig)
-{
-	char path[64], buf[4096], *p;
-	unsigned long long mask = 0;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((fd = open(path, O_RDONLY)) < 0)
-		return 1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	for (p = buf; (p = strstr(p, "Pnd:")); p += 4)
-		mask |= strtoull(p + 4, NULL, 16);
-	return (mask >> (sig - 1)) & 1;
-}
-
 /* polls (every millisecond) until the parent has none of sig, sig2 pending and is
  * blocked (S) */
 static void until_taken_and_blocked(int stat, int sig, int sig2)
 {
-	while ((sig && pending(parent, sig)) || (sig2 && pending(parent, sig2)) || proc_state(stat) != 'S')
+	int status = proc_file_open(parent, 0, "status");
+
+	while ((pending_signals(status) & (signal_bit(sig) | signal_bit(sig2))) || proc_state(stat) != 'S')
 		pause_ms(1);
+	close(status);
 }
 
 /* A child that waits until the parent is blocked in its call, sends sig (and sig2)

@@ -18,8 +18,6 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,29 +33,6 @@ static int readv_byte(int fd)
 	struct iovec iov = { &c, 1 };
 
 	return readv(fd, &iov, 1) == 1;
-}
-
-/* polls every millisecond until pid has nothing pending (SigPnd, ShdPnd) */
-static void until_nothing_pending(pid_t pid)
-{
-	char path[64], buf[4096], *p;
-	struct timespec ms = { 0, 1000 * 1000 };
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	for (;;) {
-		unsigned long long mask = 0;
-		int fd = open(path, O_RDONLY);
-		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-
-		if (fd >= 0)
-			close(fd);
-		buf[n > 0 ? n : 0] = 0;
-		for (p = buf; (p = strstr(p, "Pnd:")); p += 4)
-			mask |= strtoull(p + 4, NULL, 16);
-		if (n > 0 && !mask)
-			return;
-		clock_nanosleep(CLOCK_MONOTONIC, 0, &ms, NULL);
-	}
 }
 
 static void reap(pid_t pid)
@@ -99,7 +74,7 @@ static int case_sigchld(void)
 		int stat = stat_of(parent), stat_a = proc_stat_open(a, 0);
 
 		wait_state(stat_a, "Z"); /* its SIGCHLD sent */
-		until_nothing_pending(parent);
+		wait_not_pending(proc_file_open(parent, 0, "status"), ~0ull);
 		wait_state(stat, "S");
 		_exit(write(pipe_a[1], "x", 1) == 1 ? 0 : 1);
 	}
@@ -144,7 +119,7 @@ int main(void)
 		wait_state(main_stat, "Tt"); /* stopped (t: under a tracer) */
 		wait_state(second_stat, "Tt");
 		kill(parent, SIGCONT);
-		until_nothing_pending(parent);
+		wait_not_pending(proc_file_open(parent, 0, "status"), ~0ull);
 		wait_state(main_stat, "S");
 		wait_state(second_stat, "S");
 		_exit(write(pipe_a[1], "x", 1) == 1 && write(pipe_b[1], "x", 1) == 1 ? 0 : 1);

@@ -35,25 +35,6 @@ static void on_signal(int sig)
 	(void)sig;
 }
 
-/* whether sig is pending for pid (SigPnd, ShdPnd in /proc/PID/status) */
-static int pending(pid_t pid, int sig)
-{
-	char path[64], buf[4096], *p;
-	unsigned long long mask = 0;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((fd = open(path, O_RDONLY)) < 0)
-		return 1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	for (p = buf; (p = strstr(p, "Pnd:")); p += 4)
-		mask |= strtoull(p + 4, NULL, 16);
-	return (mask >> (sig - 1)) & 1;
-}
-
 /* Waits until the parent is blocked, 30 ms more, signals it; if write_byte, waits
  * until it took the signal and is blocked again, and writes a byte to the pipe. */
 static pid_t child(int sig, int write_byte)
@@ -70,7 +51,9 @@ static pid_t child(int sig, int write_byte)
 	clock_nanosleep(CLOCK_MONOTONIC, 0, &ms30, NULL);
 	kill(parent, sig);
 	if (write_byte) {
-		while (pending(parent, sig) || proc_state(stat) != 'S')
+		int status = proc_file_open(parent, 0, "status");
+
+		while ((pending_signals(status) & signal_bit(sig)) || proc_state(stat) != 'S')
 			clock_nanosleep(CLOCK_MONOTONIC, 0, &ms1, NULL);
 		if (write(pipe_fds[1], "x", 1) != 1)
 			_exit(1);
