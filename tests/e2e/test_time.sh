@@ -38,12 +38,8 @@ at_least() {
 for mode in default off; do
 	name=timed-$mode
 	echo "== timed_calls under --time, --patch=$mode"
-	ST_OPTS="--time --show-perf-stats -c" st_run_mode $mode "$T/$name" "$P/timed_calls" 20
-	if [ "$ST_STATUS" -ne 0 ]; then
-		check_problem "$name: exit status $ST_STATUS (the program exits 0 when its calls return as they must)"
-		st_show_err "$T/$name"
-		continue
-	fi
+	# (the program exits 0 when its calls return as they must)
+	ST_OPTS="--time --show-perf-stats -c" st_run_ok $mode "$name" "$T/$name" "$P/timed_calls" 20 || continue
 	_any=--any-mode
 	[ $mode = off ] && _any=
 	# shellcheck disable=SC2086
@@ -131,12 +127,7 @@ csvtool consistency "$T/signals" --any-mode || check_problem "log_signals under 
 
 for prog in regs redzone race_threads handler_in_gate interrupted_waits restarts restarts_in_gate clone_stack vfork_patched fork_threads sigsys jit; do
 	echo "== $prog under --time"
-	ST_OPTS=--time st_run_mode default "$T/$prog" "$P/$prog"
-	if [ "$ST_STATUS" -ne 0 ]; then
-		check_problem "$prog: exit status $ST_STATUS under --time"
-		st_show_err "$T/$prog"
-		continue
-	fi
+	ST_OPTS=--time st_run_ok default "$prog --time" "$T/$prog" "$P/$prog" || continue
 	csvtool consistency "$T/$prog" --any-mode || check_problem "$prog under --time: the files disagree"
 done
 finish
