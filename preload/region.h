@@ -64,6 +64,12 @@
 #define REGION_SLOT_ERRORS 3
 #define REGION_SLOT_ERRORS_AT (8 * REGION_SLOT_ERRORS)
 
+/* The set-up at exec (tracer/exec_blob.S) that ended without a stop (gate_exec_tail)
+ * leaves here how many calls it made, plus one: nonzero says it is over, and the
+ * tracer takes it at the thread's next stop (early.c). */
+#define REGION_SLOT_SETUP 6
+#define REGION_SLOT_SETUP_AT (8 * REGION_SLOT_SETUP)
+
 /* CONTROL_LOG_FLUSH: made by the gate's log routine (tracer/gate_code.S) when the
  * thread's log buffer is full; the tracer moves it to the log file. */
 #define CONTROL_LOG_FLUSH 3
@@ -85,7 +91,8 @@ struct region_slot {
 	uint64_t pad[8];            /* the counters start on a cache line of their own;
 	                               pad[REGION_SLOT_RETURN], [REGION_SLOT_RESULT],
 	                               [REGION_SLOT_ERRORS], [REGION_SLOT_PAD_RDX],
-	                               [REGION_SLOT_PAD_END]: see above */
+	                               [REGION_SLOT_PAD_END], [REGION_SLOT_SETUP]:
+	                               see above */
 	uint64_t nr_calls[REGION_NRS];
 	uint64_t site_calls[REGION_SLOT_SITES];
 	uint64_t nr_errors[REGION_NRS];

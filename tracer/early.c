@@ -146,26 +146,45 @@ static void undo_build(struct addr_space *as, int counters, size_t areas)
 	as->nareas = areas;
 }
 
-/* Where in the loader's code the set-up runs: its last bytes, or the first place
- * below them that no patch of the memory touches (the set-up writes the patches
- * while it runs, and its bytes are put back after); 0 if none. */
-static uint64_t blob_place(const struct addr_space *as, size_t len)
+/* Whether no patch of the memory touches [from, to). */
+static bool untouched(const struct addr_space *as, uint64_t from, uint64_t to)
 {
-	for (uint64_t at = (as->loader_end - len) & ~(uint64_t)15; at >= as->loader_start && at < as->loader_end;
-	     at = (at - len) & ~(uint64_t)15) {
-		bool clear = true;
+	for (size_t i = 0; i < as->sites.n; i++) {
+		const struct patch *p = &as->patches[i];
 
-		for (size_t i = 0; clear && i < as->sites.n; i++) {
-			const struct patch *p = &as->patches[i];
-
-			clear = p->state == PATCH_UNPLANNED || p->state == PATCH_REFUSED || p->plan.end <= at
-				|| p->plan.start >= at + len;
-		}
-		if (clear)
-			return at;
+		if (p->state != PATCH_UNPLANNED && p->state != PATCH_REFUSED && p->plan.end > from
+		    && p->plan.start < to)
+			return false;
 	}
+	return true;
+}
+
+#define PAGE 4096ull
+
+/* Where in the loader's code the set-up runs, 0 if nowhere: first the last whole
+ * pages that no patch touches (the set-up drops them when it is done, and ends
+ * without a stop: *drop), else its last bytes or the first place below them that no
+ * patch touches (the set-up writes the patches while it runs; its bytes are put back
+ * at its last stop). */
+static uint64_t blob_place(const struct addr_space *as, size_t len, bool *drop)
+{
+	uint64_t pages = (len + PAGE - 1) & ~(PAGE - 1);
+
+	*drop = true;
+	for (uint64_t at = (as->loader_end - pages) & ~(PAGE - 1); at >= as->loader_start && at < as->loader_end;
+	     at -= PAGE)
+		if (untouched(as, at, at + pages))
+			return at;
+	*drop = false;
+	for (uint64_t at = (as->loader_end - len) & ~(uint64_t)15; at >= as->loader_start && at < as->loader_end;
+	     at = (at - len) & ~(uint64_t)15)
+		if (untouched(as, at, at + len))
+			return at;
 	return 0;
 }
+
+/* Where the set-up maps the region: right after the gate (exec_blob.S). */
+#define SETUP_REGION (SYSTRACE_GATE_ADDR + REGION_GATE_SIZE)
 
 static bool is_address(uint64_t v)
 {
@@ -206,6 +225,7 @@ struct exec_setup {
 	int counters;                  /* the memory's bookkeeping before the build */
 	size_t areas;
 	bool asked;                    /* it asked the tracer for the region (a stop) */
+	bool drop;                     /* it ends without a stop (gate_exec_tail) */
 	struct blob blob;              /* as written: for writes it could not make */
 	uint8_t original[sizeof(((struct blob *)0)->bytes)];
 };
@@ -224,11 +244,20 @@ static bool build(struct thread *t, struct exec_setup *e, const struct exec_code
 		blob_begin(&e->blob, as);
 		if (with_writes && library_enabled())
 			known_sites_build_for(t, as, blob_write, &e->blob);
-		if (blob_end(&e->blob) && (e->at = blob_place(as, e->blob.len)))
+		if (blob_end(&e->blob) && (e->at = blob_place(as, e->blob.len, &e->drop)))
 			return true;
 		undo_build(as, e->counters, e->areas);
 	}
 	return false;
+}
+
+/* The registers the set-up's tail can give back (gate_exec_tail): those of every
+ * exec on x86-64, all zero but rsp, rip and rflags (rax: execve's -ENOSYS until it
+ * returns 0). */
+static bool zero_but_stack(const struct user_regs_struct *r)
+{
+	return !(r->r15 | r->r14 | r->r13 | r->r12 | r->rbp | r->rbx | r->r11 | r->r10 | r->r9 | r->r8 | r->rcx
+		 | r->rdx | r->rsi | r->rdi | r->fs_base | r->gs_base);
 }
 
 /* early_on_exec, with the mappings open for all its lookups (one /proc/PID/maps for
@@ -262,6 +291,14 @@ static void start_setup(struct thread *t, const struct user_regs_struct *regs_at
 	*e = (struct exec_setup){ .entry = regs, .counters = as->next_counter, .areas = as->nareas };
 	if (!build(t, e, &code))
 		goto undo;
+	if (e->drop && zero_but_stack(&regs)) {
+		blob_u64(&e->blob, EXEC_BLOB_TAIL, GATE_AT(gate_exec_tail));
+		blob_u64(&e->blob, EXEC_BLOB_DROP_START, e->at);
+		blob_u64(&e->blob, EXEC_BLOB_DROP_LEN, (e->blob.len + PAGE - 1) & ~(PAGE - 1));
+		blob_u64(&e->blob, EXEC_BLOB_ENTRY, regs.rip);
+		blob_u64(&e->blob, EXEC_BLOB_RFLAGS, regs.eflags);
+		blob_u64(&e->blob, EXEC_BLOB_GS, SETUP_REGION + region_slot_offset(t->slot));
+	}
 	/* the loader's bytes there, put back when the set-up is done */
 	local = (struct iovec){ e->original, e->blob.len };
 	remote = (struct iovec){ (void *)e->at, e->blob.len };
@@ -339,6 +376,24 @@ bool early_on_seccomp(struct thread *t, long nr)
 		t->img->rec.library = regs.r15 == EXEC_BLOB_NO_GATE ? LIBRARY_IS_GATE_TAKEN : LIBRARY_IS_REGION_UNREACHABLE;
 	finish(t, region);
 	return true;
+}
+
+void early_on_stop(struct thread *t)
+{
+	struct exec_setup *e = t->setup;
+	uint64_t *word, calls;
+
+	if (!e || !e->drop || t->slot < 0)
+		return;
+	word = &region_slot(t->slot)->pad[REGION_SLOT_SETUP];
+	if (!(calls = __atomic_load_n(word, __ATOMIC_ACQUIRE)))
+		return; /* still running it, or at its last stop */
+	*word = 0;
+	t->img->rec.instrument += calls + e->asked;
+	t->img->as->region_base = SETUP_REGION;
+	t->img->as->mapped_at_exec = true;
+	t->setup = NULL;
+	free(e);
 }
 
 bool early_on_fault(struct thread *t, int sig)

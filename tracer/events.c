@@ -541,6 +541,7 @@ static void on_death(struct thread *t, int status)
 	struct image *img = t->img;
 
 	if (img) {
+		early_on_stop(t);
 		results_on_stop(t, PTRACE_EVENT_EXIT); /* a result the pad left since its last stop */
 		if (!t->exit_event_seen && --img->live_threads == 0 && !img->rec.times_known)
 			img->rec.end_ns = monotonic_ns();
@@ -597,6 +598,7 @@ static void dispatch(pid_t tid, int status)
 		resume(tid, PTRACE_CONT, event == 0 && sig != (SIGTRAP | 0x80) ? sig : 0);
 		return;
 	}
+	early_on_stop(t);
 	if (event != PTRACE_EVENT_SECCOMP)
 		count_stop(t->img, stop_kind_of(event, sig, t->state == THREAD_AWAIT_INITIAL_STOP, t->exec_index >= 0));
 	results_on_stop(t, event);

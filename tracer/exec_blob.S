@@ -1,16 +1,17 @@
 /* What a new image runs before its first instruction (tracer/early.c): the set-up
- * that lets its loader make its calls in-process from the start, in two stops, with
- * the image doing the work itself rather than the tracer.
+ * that lets its loader make its calls in-process from the start, with no stop of its
+ * own, the image doing the work itself rather than the tracer.
  *
  * At the exec event the tracer writes this code and its data over the last bytes of
- * the loader's code that no patch touches (through /proc/PID/mem; they are put back
- * at the end): the gate's code, the path of the region, the stub memory to map (at
- * addresses it chose) and the bytes to write there and over the loader's sites (the
- * stubs and jumps of the loader's known sites, built for those addresses). Then it
- * points the thread there and lets it run:
+ * the loader's code that no patch touches (through /proc/PID/mem): the gate's code,
+ * the path of the region, the stub memory to map (at addresses it chose) and the
+ * bytes to write there and over the loader's sites (the stubs and jumps of the
+ * loader's known sites, built for those addresses). Then it points the thread there
+ * and lets it run:
  *
  *   start: mmap(gate address, 4096, rwx, private|anonymous|fixed-noreplace)
- *          `syscall` here, not at the gate: stop 1 (the tracer lets it run)
+ *          `syscall` here, not at the gate: the filter lets this one call through
+ *          from anywhere (tracer/filter.c)
  *          copy the gate's code into that page (rep movsb)
  *   then through the gate (`call` its `syscall; ret`: the filter lets it through,
  *   no stop):
@@ -32,10 +33,19 @@
  *                stubs, then the jumps (the image's own copy-on-write, not the
  *                tracer's)
  *          close(mem)
- *   done:  getpid at a `syscall` here: stop 2, which the tracer takes: it reads r12
- *          to r15, puts the loader's bytes back, points %gs at the thread's slot, and
- *          gives the thread back its registers of the exec event with the call
- *          skipped: it starts at the loader's entry as if nothing had run.
+ *   tail:  when the tracer says so (EXEC_BLOB_TAIL: the code's pages hold no patch,
+ *          the registers at the exec event are all zero but rsp and rflags):
+ *          arch_prctl(ARCH_SET_GS, the thread's slot)
+ *          jump to gate_exec_tail (tracer/gate_code.S), which, from the gate's
+ *          page: madvise(these pages, MADV_DONTNEED) (private file pages: the
+ *          loader's bytes come back from the file), writes the count of calls
+ *          into the slot (the tracer takes it at the thread's next stop), and
+ *          starts the loader with the registers of the exec event. No stop.
+ *   done:  otherwise, or if a step failed: getpid at a `syscall` here: a stop,
+ *          which the tracer takes: it reads r12 to r15, puts the loader's bytes
+ *          back, points %gs at the thread's slot, and gives the thread back its
+ *          registers of the exec event with the call skipped: it starts at the
+ *          loader's entry as if nothing had run.
  *
  * r15 says how far it got (exec_blob.h); r14 holds the failing call's -errno; r13
  * counts the calls made through the gate. Its scratch memory and the return
@@ -54,6 +64,8 @@
 #define SYS_socket 41
 #define SYS_connect 42
 #define SYS_recvmsg 47
+#define SYS_arch_prctl 158
+#define ARCH_SET_GS 0x1001
 #define MAP_SHARED 0x01
 #define MAP_ANON_PRIVATE 0x22
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -75,6 +87,7 @@
 #define IOV_AT 224
 #define CMSG_AT 240
 #define BYTE_AT 272
+#define TAIL_AT 288   /* gate_exec_tail's four words */
 
 /* a call through the gate: number in eax, arguments set; counted in r13 */
 #define GATE_CALL inc %r13 ; movabs $SYSTRACE_GATE_HEX, %r11 ; call *%r11
@@ -91,11 +104,11 @@ exec_blob:
 	mov $SYS_mmap, %eax
 	movabs $SYSTRACE_GATE_HEX, %rdi
 	mov $4096, %esi
-	mov $7, %edx                                /* read, write, execute: for the copy */
-	mov $(MAP_ANON_PRIVATE | MAP_FIXED_NOREPLACE), %r10d
+	mov $EXEC_BLOB_GATE_PROT, %edx              /* read, write, execute: for the copy */
+	mov $EXEC_BLOB_GATE_FLAGS, %r10d
 	mov $-1, %r8
 	xor %r9d, %r9d
-	syscall                                     /* stop 1 */
+	syscall                                     /* the filter lets it through */
 	mov %rax, %r12
 	cmp %rdi, %rax
 	jne .Ldone
@@ -268,6 +281,28 @@ exec_blob:
 	GATE_CALL
 .Lall:
 	mov $EXEC_BLOB_DONE, %r15d
+	cmpq $0, DATA(EXEC_BLOB_TAIL)
+	je .Ldone
+	mov $SYS_arch_prctl, %eax                   /* %gs at the thread's slot */
+	mov $ARCH_SET_GS, %edi
+	mov DATA(EXEC_BLOB_GS), %rsi
+	GATE_CALL
+	mov %rax, %r14
+	test %rax, %rax
+	jnz .Ldone
+	mov DATA(EXEC_BLOB_ENTRY), %rax             /* what the tail needs, off these pages */
+	mov %rax, TAIL_AT(%rsp)
+	mov DATA(EXEC_BLOB_RFLAGS), %rax
+	mov %rax, TAIL_AT+8(%rsp)
+	lea .Ldone(%rip), %rax
+	mov %rax, TAIL_AT+16(%rsp)
+	lea SCRATCH(%rsp), %rax                     /* the stack pointer at the exec event */
+	mov %rax, TAIL_AT+24(%rsp)
+	mov DATA(EXEC_BLOB_DROP_START), %rdi
+	mov DATA(EXEC_BLOB_DROP_LEN), %rsi
+	mov DATA(EXEC_BLOB_TAIL), %rax
+	lea TAIL_AT(%rsp), %rsp
+	jmp *%rax                                   /* gate_exec_tail: no stop */
 .Ldone:
 	mov $SYS_getpid, %eax
 	syscall                                     /* stop 2: the tracer takes over */

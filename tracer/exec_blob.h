@@ -23,7 +23,19 @@
 #define EXEC_BLOB_SOCKET_LEN 160  /* the tracer's socket (region_handout.h): its */
 #define EXEC_BLOB_SOCKET 168      /* sockaddr_un's length, and the sockaddr_un */
 #define EXEC_BLOB_SOCKET_MAX 112
-#define EXEC_BLOB_HEADER (EXEC_BLOB_SOCKET + EXEC_BLOB_SOCKET_MAX)
+#define EXEC_BLOB_TAIL 280        /* gate_exec_tail's address; 0: end at a stop */
+#define EXEC_BLOB_DROP_START 288  /* the loader's pages the code is written over */
+#define EXEC_BLOB_DROP_LEN 296
+#define EXEC_BLOB_ENTRY 304       /* the loader's entry, and rflags at the exec event */
+#define EXEC_BLOB_RFLAGS 312
+#define EXEC_BLOB_GS 320          /* the thread's %gs base: its slot in the region */
+#define EXEC_BLOB_HEADER 328
+
+/* Its first call, the gate page's mapping, which the filter lets through from
+ * anywhere (tracer/filter.c): read, write, execute; private, anonymous,
+ * fixed-noreplace. */
+#define EXEC_BLOB_GATE_PROT 7
+#define EXEC_BLOB_GATE_FLAGS 0x100022
 
 /* How far it got (r15 at its last stop): */
 #define EXEC_BLOB_DONE 0          /* all of it */

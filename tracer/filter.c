@@ -8,6 +8,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "exec_blob.h"
+
 #ifndef __X32_SYSCALL_BIT
 #define __X32_SYSCALL_BIT 0x40000000
 #endif
@@ -20,21 +22,35 @@
 unsigned filter_build(struct sock_filter *prog, uint64_t allowed_ip)
 {
 	const uint32_t ip_lo = (uint32_t)allowed_ip, ip_hi = (uint32_t)(allowed_ip >> 32);
+	const uint64_t page = allowed_ip & ~(uint64_t)4095;
 	const unsigned ip_off = offsetof(struct seccomp_data, instruction_pointer);
+	const unsigned arg_off = offsetof(struct seccomp_data, args);
 	struct sock_filter code[] = {
 		LOAD(arch),
-		REQUIRE_EQ(AUDIT_ARCH_X86_64, 7),
+		REQUIRE_EQ(AUDIT_ARCH_X86_64, 17),
 		LOAD(nr),
-		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, __X32_SYSCALL_BIT, 5, 0),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, __X32_SYSCALL_BIT, 15, 0),
 		LOAD_AT(ip_off),          /* low half first: x86-64 is little-endian */
-		REQUIRE_EQ(ip_lo, 3),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ip_lo, 0, 2),
 		LOAD_AT(ip_off + 4),
-		REQUIRE_EQ(ip_hi, 1),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ip_hi, 10, 0),
+		/* elsewhere, the one call that maps the gate's page (exec_blob.S) */
+		LOAD(nr),
+		REQUIRE_EQ(SYS_mmap, 9),
+		LOAD_AT(arg_off),
+		REQUIRE_EQ((uint32_t)page, 7),
+		LOAD_AT(arg_off + 4),
+		REQUIRE_EQ((uint32_t)(page >> 32), 5),
+		LOAD_AT(arg_off + 2 * 8),
+		REQUIRE_EQ(EXEC_BLOB_GATE_PROT, 3),
+		LOAD_AT(arg_off + 3 * 8),
+		REQUIRE_EQ(EXEC_BLOB_GATE_FLAGS, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
 	};
 	unsigned n = sizeof(code) / sizeof(code[0]);
 
+	_Static_assert(sizeof(code) / sizeof(code[0]) <= FILTER_MAX_LEN, "FILTER_MAX_LEN holds the filter");
 	for (unsigned i = 0; i < n; i++)
 		prog[i] = code[i];
 	return n;

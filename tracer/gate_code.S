@@ -4,7 +4,8 @@
  * under --time (below the log routine's comment), and the return pads through which
  * the tracer sends ptraced calls back to learn their results without a second stop
  * (tracer/results.c draws them; the second one, under --time, also reads the TSC
- * when the call returns). Position-independent: it runs
+ * when the call returns), and the end of an image's set-up at exec (gate_exec_tail,
+ * drawn there). Position-independent: it runs
  * at SYSTRACE_GATE_ADDR in every process, and reaches its thread's log buffer through
  * %gs like the stubs' counters (region.h, struct region_log).
  *
@@ -210,6 +211,52 @@ gate_time_pad_stamped:
 	mov %gs:REGION_SLOT_RESULT_AT, %rax
 	jmp *%gs:REGION_SLOT_RETURN_AT
 gate_pad_end:                    /* of both pads */
+
+/* The end of an image's set-up at exec (tracer/exec_blob.S) when it needs no stop:
+ * entered by a jump from the set-up code, which ran from the loader's pages it drops
+ * here, with
+ *   rsp -> { the loader's entry, rflags at the exec event, where to go if the drop
+ *            fails (the set-up's last stop), the stack pointer at the exec event }
+ *   rdi, rsi: the loader's pages the set-up code was written over; r13: its calls
+ * madvise(MADV_DONTNEED) gives those private file pages back their bytes from the
+ * file (nothing else was written there), the slot learns how many calls the set-up
+ * made, and the thread starts at the loader's entry with the registers of the exec
+ * event: all zero but rsp and rflags (early.c sends it here only then). */
+	.globl gate_exec_tail
+gate_exec_tail:
+	mov $28, %eax                    /* madvise */
+	mov $4, %edx                     /* MADV_DONTNEED */
+	inc %r13
+	call .Lgate
+	mov %rax, %r14
+	test %rax, %rax
+	jz 1f
+	jmp *16(%rsp)
+1:	lea 1(%r13), %rax                /* and the gate's own mapping */
+	mov %rax, %gs:REGION_SLOT_SETUP_AT
+	mov 24(%rsp), %rdx
+	mov 0(%rsp), %rax
+	mov %rax, -8(%rdx)               /* the entry, for the ret */
+	mov 8(%rsp), %rax
+	mov %rax, -16(%rdx)              /* rflags, for the popfq */
+	lea -16(%rdx), %rsp
+	popfq
+	mov $0, %eax                     /* from here on no flag changes */
+	mov $0, %ebx
+	mov $0, %ecx
+	mov $0, %edx
+	mov $0, %esi
+	mov $0, %edi
+	mov $0, %ebp
+	mov $0, %r8d
+	mov $0, %r9d
+	mov $0, %r10d
+	mov $0, %r11d
+	mov $0, %r12d
+	mov $0, %r13d
+	mov $0, %r14d
+	mov $0, %r15d
+	ret
 gate_code_end:
 
 	.section .note.GNU-stack, "", @progbits

@@ -16,6 +16,7 @@ extern const uint8_t gate_time_min_done[];
 extern const uint8_t gate_pad_syscall[], gate_pad[], gate_pad_end[];
 extern const uint8_t gate_time_pad_syscall[], gate_time_pad[], gate_time_pad_saved[];
 extern const uint8_t gate_time_pad_rdx_saved[], gate_time_pad_stamped[];
+extern const uint8_t gate_exec_tail[];
 
 /* label's address in a traced process */
 #define GATE_AT(label) (SYSTRACE_GATE_ADDR + (uint64_t)((label) - gate_code))

@@ -17,6 +17,9 @@
 #  - inherited_state: a blocked or ignored SIGTRAP (the steps end in SIGTRAPs the
 #    kernel forces), the blocked mask, and no descriptor of systrace's (its output
 #    files, the region) visible to the program before or after the exec;
+#  - loader_intact: the loader's code the set-up ran over is the file's again, in
+#    clean pages, when nothing is patched;
+#  - a /bin/true image stops twice: its first call outside the loader and its exit;
 #  - an image under an address-space limit the region does not fit in runs, on the
 #    ptrace path (library region-unreachable), exactly counted.
 . "$(dirname "$0")/lib.sh"
@@ -64,6 +67,42 @@ for how in ignore block; do
 		sed 's/^/    out| /' "$T/state_$how.out"
 	fi
 done
+
+# The set-up's code lies over the loader's last pages while it runs; it ends without
+# a stop by dropping them (their bytes come back from the file). With nothing patched
+# (--patch=off: the set-up still maps gate and region) the loader's code must be the
+# file's, in clean pages: in the command's image and in an exec'd one.
+for how in command exec; do
+	echo "== loader_intact, $how"
+	if [ $how = command ]; then
+		st_run_mode off "$T/intact_$how" "$P/loader_intact"
+	else
+		st_run_mode off "$T/intact_$how" sh -c 'true; exec "$0"' "$P/loader_intact"
+	fi
+	if [ "$ST_STATUS" -ne 0 ]; then
+		check_problem "loader_intact ($how): exited $ST_STATUS under systrace --patch=off (0 natively): the set-up left the loader's code changed or its pages dirty"
+		sed 's/^/    out| /' "$T/intact_$how.out"
+	fi
+done
+
+# What a /bin/true image stops for once the loader's and libc's sites are known (the
+# earlier images taught them): its first call outside the loader (libc's sites
+# written there) and its exit; the set-up at exec makes none.
+echo "== stops of a /bin/true image"
+st_run_mode default "$T/true_stops" sh -c '/bin/true; /bin/true; /bin/true'
+if [ "$ST_STATUS" -ne 0 ]; then
+	check_problem "sh -c /bin/true x3: exited $ST_STATUS under systrace"
+elif require_file "$T/true_stops/processes.csv" "/bin/true x3"; then
+	python3 - "$T/true_stops/processes.csv" <<'PY' || check_problem "/bin/true x3: the last image's stops (above)"
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["exe"].endswith("/true")]
+last = max(rows, key=lambda r: int(r["start_ns"]))
+got = {k: int(last[k]) for k in ("ptrace_stops", "stops_early", "stops_lifecycle", "stops_late")}
+want = {"ptrace_stops": 2, "stops_early": 1, "stops_lifecycle": 1, "stops_late": 0}
+print(f"    the last /bin/true image: {got}")
+sys.exit(0 if got == want else 1)
+PY
+fi
 
 echo "== an address-space limit the region does not fit in"
 st_run_mode default "$T/limit" sh -c 'true; ulimit -v 80000; exec "$0" 100' "$P/getppid_loop"

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exec_blob.h"
 #include "filter.h"
 #include "gate.h"
 #include "suites.h"
@@ -27,7 +28,8 @@ static long gate_syscall(long nr, long arg)
 }
 
 /* In a child with the filter and no tracer, a traced call fails with ENOSYS while
- * the gate's calls go through (even its exit has to). Exit code: 0 on success, else
+ * the gate's calls go through (even its exit has to), and the set-up's mapping of
+ * the gate. Exit code: 0 on success, else
  * which check failed. */
 static int child_checks(void)
 {
@@ -46,6 +48,14 @@ static int child_checks(void)
 		return 1;
 	if (gate_syscall(SYS_getppid, 0) != parent)
 		return 2;
+	/* the set-up's mapping of the gate goes through from anywhere (the kernel says
+	 * the page is there), another mapping of it does not */
+	if (mmap(page, 4096, EXEC_BLOB_GATE_PROT, EXEC_BLOB_GATE_FLAGS, -1, 0) != MAP_FAILED || errno != EEXIST)
+		return 4;
+	if (mmap(page, 4096, PROT_READ, EXEC_BLOB_GATE_FLAGS, -1, 0) != MAP_FAILED || errno != ENOSYS)
+		return 5;
+	if (mmap((char *)page + 4096, 4096, EXEC_BLOB_GATE_PROT, EXEC_BLOB_GATE_FLAGS, -1, 0) != MAP_FAILED || errno != ENOSYS)
+		return 6;
 	gate_syscall(SYS_exit_group, 0);
 	return 3;
 }
