@@ -24,6 +24,7 @@
 #include "nested_ptrace.h"
 #include "patching.h"
 #include "placement.h"
+#include "proc_maps.h"
 #include "procfs.h"
 #include "restarts.h"
 #include "results.h"
@@ -403,6 +404,7 @@ static void on_exec_event(struct thread *t)
 	if (t->exec_index >= 0)
 		count_exec(t, 0);
 	image_end(old, IMAGE_EXECED, 0);
+	proc_maps_forget(tgid); /* its mappings are the new memory's */
 	early_on_exec(t);
 	resume(t->tid, PTRACE_CONT, 0); /* counted: its exit stop is not needed */
 }

@@ -2,11 +2,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <sys/resource.h>
 
 static struct rlimit inherited;
 static bool raised;
-static bool (*releaser)(void);
+static bool (*releasers[2])(void);
 
 void fd_limit_raise(void)
 {
@@ -26,12 +27,24 @@ void fd_limit_restore_inherited(void)
 
 void fd_limit_on_short(bool (*release)(void))
 {
-	releaser = release;
+	for (size_t i = 0; i < sizeof(releasers) / sizeof(releasers[0]); i++) {
+		if (releasers[i] == release)
+			return;
+		if (!releasers[i]) {
+			releasers[i] = release;
+			return;
+		}
+	}
+	abort(); /* a releaser more than the table holds: make it bigger */
 }
 
 bool fd_limit_retry(int err)
 {
-	return err == EMFILE && releaser && releaser();
+	bool gave = false;
+
+	for (size_t i = 0; err == EMFILE && i < sizeof(releasers) / sizeof(releasers[0]) && releasers[i]; i++)
+		gave |= releasers[i]();
+	return gave;
 }
 
 int fd_open(const char *path, int flags)

@@ -26,24 +26,71 @@ struct procmap_query {
 /* Once the ioctl is refused, every later lookup reads the text. */
 static bool kernel_lacks_query;
 
+/* The kept descriptors, by thread; in_use: the one a proc_maps holds now. */
+struct kept {
+	pid_t tid;
+	int fd;
+};
+static struct kept *kept;
+static size_t nkept, cap_kept;
+static int in_use = -1;
+
+static void drop_kept(size_t i)
+{
+	close(kept[i].fd);
+	kept[i] = kept[--nkept];
+}
+
+/* fd_limit.h's releaser: every kept descriptor but the one in use. */
+static bool give_up_kept(void)
+{
+	size_t had = nkept;
+
+	for (size_t i = nkept; i-- > 0;)
+		if (kept[i].fd != in_use)
+			drop_kept(i);
+	return nkept < had;
+}
+
 bool proc_maps_open(struct proc_maps *m, pid_t tid)
 {
 	char path[64];
+	size_t i;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)tid);
-	m->fd = fd_open(path, O_RDONLY | O_CLOEXEC);
 	m->have_last = false;
 	m->nlines = 0;
 	m->text = kernel_lacks_query;
-	return m->fd >= 0;
+	for (i = 0; i < nkept && kept[i].tid != tid; i++)
+		;
+	if (i == nkept) {
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)tid);
+		fd_limit_on_short(give_up_kept);
+		if ((m->fd = fd_open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			return false;
+		kept = grow_array(kept, &cap_kept, nkept, sizeof(*kept));
+		kept[nkept++] = (struct kept){ tid, m->fd };
+	}
+	in_use = m->fd = kept[i].fd;
+	return true;
+}
+
+void proc_maps_forget(pid_t tid)
+{
+	for (size_t i = 0; i < nkept; i++) {
+		if (kept[i].tid == tid) {
+			drop_kept(i);
+			return;
+		}
+	}
 }
 
 static void read_lines(struct proc_maps *m)
 {
-	FILE *f = fdopen(dup(m->fd), "r");
+	FILE *f;
 	char line[4096 + 128];
 
-	if (!f)
+	/* a kept descriptor: from the start again, as the memory is now */
+	if (lseek(m->fd, 0, SEEK_SET) < 0 || !(f = fdopen(dup(m->fd), "r")))
 		return;
 	while (fgets(line, sizeof(line), f)) {
 		/* the permissions sit after the first space: skip non-code lines unparsed */
@@ -118,8 +165,8 @@ const struct map_entry *proc_maps_next(struct proc_maps *m, uint64_t addr)
 
 void proc_maps_close(struct proc_maps *m)
 {
-	if (m->fd >= 0)
-		close(m->fd);
+	if (m->fd == in_use)
+		in_use = -1;
 	m->fd = -1;
 	free(m->lines);
 	m->lines = NULL;

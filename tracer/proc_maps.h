@@ -1,6 +1,10 @@
 /* A live process's mappings, looked up by address: with the PROCMAP_QUERY ioctl
  * (Linux 6.11+, one query per object instead of formatting and parsing every line),
- * else by reading and parsing /proc/<pid>/maps. */
+ * else by reading and parsing /proc/<pid>/maps. The descriptor is kept open per
+ * thread from one lookup to the next (an open and a close at each of an image's
+ * stops were a tenth of the tracer's calls); it holds the memory it was opened on,
+ * so it is forgotten when the thread's memory is replaced (exec) or the thread
+ * goes. */
 #ifndef SYSTRACE_PROC_MAPS_H
 #define SYSTRACE_PROC_MAPS_H
 
@@ -11,7 +15,7 @@
 #include "maps.h"
 
 struct proc_maps {
-	int fd;
+	int fd;                        /* the thread's kept descriptor */
 	struct map_entry last;         /* the last entry found (ioctl path) */
 	bool have_last;
 	struct map_entry *lines;       /* every executable mapping (text path) */
@@ -19,7 +23,8 @@ struct proc_maps {
 	bool text;                     /* the kernel has no PROCMAP_QUERY */
 };
 
-/* Opens the mappings of tid; false if the process is gone. */
+/* Opens the mappings of tid (or takes its kept descriptor); false if the process
+ * is gone. */
 bool proc_maps_open(struct proc_maps *m, pid_t tid);
 /* The executable mapping containing addr, or NULL. */
 const struct map_entry *proc_maps_find(struct proc_maps *m, uint64_t addr);
@@ -27,6 +32,10 @@ const struct map_entry *proc_maps_find(struct proc_maps *m, uint64_t addr);
 const struct map_entry *proc_maps_next(struct proc_maps *m, uint64_t addr);
 /* A free place of size bytes within reach of [lo, hi) in tid's memory (maps_gap_near). */
 bool proc_maps_gap_near(pid_t tid, uint64_t lo, uint64_t hi, uint64_t size, uint64_t reach, uint64_t *at);
+/* Done with m (its descriptor stays kept for tid). */
 void proc_maps_close(struct proc_maps *m);
+/* tid's memory was replaced (its exec event), or tid is gone: its kept descriptor
+ * is closed. */
+void proc_maps_forget(pid_t tid);
 
 #endif

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include "objects.h"
+#include "proc_maps.h"
 #include "procfs.h"
 #include "remote_read.h"
 
@@ -82,6 +83,7 @@ struct thread *thread_add(pid_t tid, struct image *img, enum thread_state state)
 
 void thread_rekey(struct thread *t, pid_t tid)
 {
+	proc_maps_forget(t->tid);
 	unlink_thread(t);
 	t->tid = tid;
 	t->hash_next = *bucket(tid);
@@ -149,6 +151,7 @@ void thread_remove(struct thread *t)
 {
 	thread_detach(t);
 	unlink_thread(t);
+	proc_maps_forget(t->tid);
 	free(t->setup);
 	free(t);
 }

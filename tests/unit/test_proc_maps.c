@@ -1,4 +1,7 @@
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "proc_maps.h"
@@ -48,7 +51,57 @@ START_TEST(finds_code_by_text)
 }
 END_TEST
 
+/* The descriptor is kept from one open to the next, and holds the memory it was
+ * opened on: after the thread's exec only a forgotten one shows the new memory. */
+START_TEST(kept_until_forgotten)
+{
+	struct proc_maps m = { .fd = -1 };
+	const struct map_entry *e;
+	char path[64], exe[256];
+	int go[2], fd, tries = 0;
+	ssize_t n;
+	pid_t child;
+
+	ck_assert_int_eq(pipe(go), 0);
+	if ((child = fork()) == 0) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) == 1)
+			execlp("sleep", "sleep", "60", (char *)NULL);
+		_exit(1);
+	}
+	close(go[0]);
+	ck_assert(proc_maps_open(&m, child));
+	fd = m.fd;
+	ck_assert_ptr_nonnull(proc_maps_find(&m, (uint64_t)(uintptr_t)code_here));
+	proc_maps_close(&m);
+	ck_assert(proc_maps_open(&m, child));
+	ck_assert_int_eq(m.fd, fd);
+	proc_maps_close(&m);
+	ck_assert_int_eq(write(go[1], "x", 1), 1);
+	/* until the child's exe is sleep: bounded by tries, not by time */
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)child);
+	do {
+		memset(exe, 0, sizeof(exe));
+		n = readlink(path, exe, sizeof(exe) - 1);
+		usleep(1000);
+	} while ((n <= 0 || !strstr(exe, "sleep")) && ++tries < 10000);
+	ck_assert_int_lt(tries, 10000);
+	proc_maps_forget(child);
+	ck_assert(proc_maps_open(&m, child));
+	e = proc_maps_next(&m, 0);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_ptr_null(strstr(e->path, "unit-tests"));
+	proc_maps_close(&m);
+	proc_maps_forget(child);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+END_TEST
+
 Suite *proc_maps_suite(void)
 {
-	return single_case_suite("proc_maps", (const TTest *const[]){ finds_code_by_query, finds_code_by_text, NULL });
+	return single_case_suite("proc_maps", (const TTest *const[]){ finds_code_by_query, finds_code_by_text,
+								kept_until_forgotten, NULL });
 }
