@@ -26,7 +26,7 @@ PHASES = [
     ("map walks, objects", ["objects_for_each_known", "objects_for_each_known_at",
                             "objects_begin", "objects_code_of", "proc_maps_open",
                             "proc_maps_gap_near", "image_name_sites"]),
-    ("/proc reads", ["procfs_times", "procfs_status_u64", "procfs_exe", "procfs_signal_caught",
+    ("/proc reads", ["procfs_times", "cpu_times_of", "procfs_status_u64", "procfs_exe", "procfs_signal_caught",
                      "procfs_is_running", "image_take_times"]),
     ("exit accounting", ["thread_remove", "thread_detach", "image_end", "library_thread_ends",
                          "library_image_complete", "output_dir_image"]),

@@ -41,22 +41,6 @@ static const char *read_stat(pid_t tid, char *buf, size_t size)
 	return after_comm && after_comm[1] == ' ' ? after_comm + 2 : NULL;
 }
 
-bool procfs_times(pid_t pid, uint64_t *user_ns, uint64_t *sys_ns)
-{
-	static long ticks_per_s;
-	char buf[1024];
-	unsigned long utime, stime;
-	const char *fields = read_stat(pid, buf, sizeof(buf));
-
-	if (!ticks_per_s)
-		ticks_per_s = sysconf(_SC_CLK_TCK);
-	if (!fields || sscanf(fields, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2)
-		return false;
-	*user_ns = (uint64_t)utime * (1000000000u / (uint64_t)ticks_per_s);
-	*sys_ns = (uint64_t)stime * (1000000000u / (uint64_t)ticks_per_s);
-	return true;
-}
-
 bool procfs_is_running(pid_t tid)
 {
 	char buf[1024];

@@ -32,8 +32,6 @@ uint64_t procfs_pid_ns(pid_t tid);
  * lines past the first 4 KiB). At most PROCFS_STATUS_MAX fields. */
 #define PROCFS_STATUS_MAX 16
 bool procfs_status_read(int fd, struct status_field *fields, size_t n);
-/* User and system time of the whole thread group so far. */
-bool procfs_times(pid_t pid, uint64_t *user_ns, uint64_t *sys_ns);
 /* The executable's path (malloc'd), or NULL. */
 char *procfs_exe(pid_t pid);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "cpu_times.h"
 #include "objects.h"
 #include "proc_maps.h"
 #include "procfs.h"
@@ -185,13 +186,14 @@ struct image *image_new(pid_t pid, unsigned image_no, pid_t ppid, char *exe)
 
 void image_take_times(struct image *img, pid_t pid)
 {
-	uint64_t user, sys;
+	const struct cpu_times since = { img->user_ns0, img->sys_ns0 };
+	struct cpu_times now;
 	int64_t counts[PERF_COUNTERS];
 
-	if (procfs_times(pid, &user, &sys)) {
+	if (cpu_times_of(pid, &since, &now)) {
 		img->rec.times_known = true;
-		img->rec.user_ns = user - img->user_ns0;
-		img->rec.sys_ns = sys - img->sys_ns0;
+		img->rec.user_ns = now.user_ns - since.user_ns;
+		img->rec.sys_ns = now.sys_ns - since.sys_ns;
 	}
 	perf_counters_take(&img->perf, counts);
 	img->rec.instructions = counts[PERF_INSTRUCTIONS];

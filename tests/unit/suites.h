@@ -21,6 +21,7 @@ Suite *patch_plan_suite(void);
 Suite *stub_suite(void);
 Suite *time_fixups_suite(void);
 Suite *time_sums_suite(void);
+Suite *cpu_times_suite(void);
 Suite *scan_cache_suite(void);
 Suite *amortization_suite(void);
 Suite *calibrate_suite(void);

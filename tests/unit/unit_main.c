@@ -26,6 +26,7 @@ int main(void)
 	srunner_add_suite(runner, stub_suite());
 	srunner_add_suite(runner, time_fixups_suite());
 	srunner_add_suite(runner, time_sums_suite());
+	srunner_add_suite(runner, cpu_times_suite());
 	srunner_add_suite(runner, scan_cache_suite());
 	srunner_add_suite(runner, amortization_suite());
 	srunner_add_suite(runner, calibrate_suite());
