@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define OUTPUT_BUFFER (256 * 1024)
+
 static const char *const file_names[OUTPUT_FILES] = {
 	[OUTPUT_PROCESSES] = "processes.csv",
 	[OUTPUT_SYSCALLS] = "syscalls.csv",
@@ -236,6 +238,10 @@ int output_dir_open(struct output_dir *d, const char *dir, char *err, size_t err
 			output_dir_discard(d);
 			return -1;
 		}
+		/* rows of every image go through it: a write(2) per 256 KiB, not per 4 KiB
+		 * (2% of the tracer's time on a build; glibc sizes no buffer it allocates) */
+		if ((d->buffer[i] = malloc(OUTPUT_BUFFER)))
+			setvbuf(d->file[i], d->buffer[i], _IOFBF, OUTPUT_BUFFER);
 		d->csv[i].file = d->file[i];
 		if (headers[i])
 			csv_header(&d->csv[i], headers[i]);
@@ -450,6 +456,8 @@ int output_dir_commit(struct output_dir *d, char *err, size_t errlen)
 		int closed = fclose(d->file[i]), close_errno = errno;
 
 		d->file[i] = NULL;
+		free(d->buffer[i]);
+		d->buffer[i] = NULL;
 		if ((flushed != 0 || closed != 0 || failed_before) && ret == 0) {
 			/* a write error earlier leaves ferror set with no errno of its own */
 			snprintf(err, errlen, "cannot write %s/%s: %s", d->dir, file_names[i],
@@ -489,6 +497,8 @@ void output_dir_discard(struct output_dir *d)
 		if (d->file[i])
 			fclose(d->file[i]);
 		d->file[i] = NULL;
+		free(d->buffer[i]);
+		d->buffer[i] = NULL;
 		unlink(path);
 		free(path);
 	}

@@ -19,6 +19,7 @@ struct output_dir {
 	int lock_fd; /* flock'd DIR/.systrace.lock, held for the run */
 	char warning[512]; /* set by output_dir_open when it could not lock the folder */
 	FILE *file[OUTPUT_FILES];
+	char *buffer[OUTPUT_FILES]; /* each file's stdio buffer (OUTPUT_BUFFER bytes) */
 	struct csv_writer csv[OUTPUT_FILES];
 	struct totals totals;
 	/* per syscall index over the run, for systrace -c: NULL unless asked for */
