@@ -12,7 +12,8 @@
  *   start: mmap(gate address, 4096, rwx, private|anonymous|fixed-noreplace)
  *          `syscall` here, not at the gate: stop 1 (the tracer lets it run)
  *          copy the gate's code into that page (rep movsb)
- *   then through the gate (`call` its `syscall; ret`: the filter lets it through,
+ *   then through the gate page's second `syscall; ret` (systrace's own: the filter lets
+ *   it through, and a program's own filter never sees it: preload/gate.h;
  *   no stop):
  *          mprotect(gate, 4096, r-x)
  *          the region's descriptor (tracer/region_handout.h):
@@ -77,7 +78,7 @@
 #define BYTE_AT 272
 
 /* a call through the gate: number in eax, arguments set; counted in r13 */
-#define GATE_CALL inc %r13 ; movabs $SYSTRACE_GATE_HEX, %r11 ; call *%r11
+#define GATE_CALL inc %r13 ; movabs $(SYSTRACE_GATE_HEX + SYSTRACE_INSTRUMENT_OFFSET), %r11 ; call *%r11
 #define DATA(off) exec_blob_data + (off)(%rip)
 
 	.section .rodata

@@ -17,17 +17,18 @@
 /* unless the accumulator equals k, jump forward over to_trace instructions to the TRACE return */
 #define REQUIRE_EQ(k, to_trace) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (k), 0, (to_trace))
 
-unsigned filter_build(struct sock_filter *prog, uint64_t allowed_ip)
+unsigned filter_build(struct sock_filter *prog, uint64_t allowed_ip, uint64_t instrument_ip)
 {
 	const uint32_t ip_lo = (uint32_t)allowed_ip, ip_hi = (uint32_t)(allowed_ip >> 32);
 	const unsigned ip_off = offsetof(struct seccomp_data, instruction_pointer);
 	struct sock_filter code[] = {
 		LOAD(arch),
-		REQUIRE_EQ(AUDIT_ARCH_X86_64, 7),
+		REQUIRE_EQ(AUDIT_ARCH_X86_64, 8),
 		LOAD(nr),
-		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, __X32_SYSCALL_BIT, 5, 0),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, __X32_SYSCALL_BIT, 6, 0),
 		LOAD_AT(ip_off),          /* low half first: x86-64 is little-endian */
-		REQUIRE_EQ(ip_lo, 3),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ip_lo, 1, 0),
+		REQUIRE_EQ((uint32_t)instrument_ip, 3),
 		LOAD_AT(ip_off + 4),
 		REQUIRE_EQ(ip_hi, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
@@ -40,10 +41,10 @@ unsigned filter_build(struct sock_filter *prog, uint64_t allowed_ip)
 	return n;
 }
 
-int filter_install(uint64_t allowed_ip)
+int filter_install(uint64_t allowed_ip, uint64_t instrument_ip)
 {
 	struct sock_filter code[FILTER_MAX_LEN];
-	struct sock_fprog prog = { .len = (unsigned short)filter_build(code, allowed_ip), .filter = code };
+	struct sock_fprog prog = { .len = (unsigned short)filter_build(code, allowed_ip, instrument_ip), .filter = code };
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -1;

@@ -40,7 +40,7 @@ static int child_checks(void)
 	memcpy(page, gate_code, sizeof(gate_code));
 	if (mprotect(page, 4096, PROT_READ | PROT_EXEC) < 0)
 		return 11;
-	if (filter_install(SYSTRACE_GATE_SYSCALL_IP) < 0)
+	if (filter_install(SYSTRACE_GATE_SYSCALL_IP, SYSTRACE_INSTRUMENT_SYSCALL_IP) < 0)
 		return 12;
 	if (syscall(SYS_getppid) != -1 || errno != ENOSYS)
 		return 1;
@@ -66,7 +66,7 @@ END_TEST
 START_TEST(filter_checks_arch_x32_and_both_halves_of_the_ip)
 {
 	struct sock_filter prog[FILTER_MAX_LEN];
-	unsigned n = filter_build(prog, 0x123456789aULL);
+	unsigned n = filter_build(prog, 0x123456789aULL, 0x123456780aULL);
 	int saw_lo = 0, saw_hi = 0;
 
 	ck_assert_uint_le(n, FILTER_MAX_LEN);
