@@ -1,0 +1,260 @@
+/* A program with seccomp filters of its own (issue 13), each mode checking itself
+ * (exit 0 when every call was decided as its filter says, 1 with a message if not):
+ *   errno N         seccomp(2) filter: getpriority refused (EPERM); N calls
+ *   errno-prctl N   the same filter through prctl(PR_SET_SECCOMP)
+ *   trap N          getppid trapped (data 0x42): the SIGSYS handler checks its
+ *                   siginfo and emulates the call (rax = 4242); N calls
+ *   kill-process    getpid kills the process (from a thread): dies of SIGSYS
+ *   kill-thread     getpid kills the thread that calls it; the process goes on
+ *   launcher PROG…  numbers the kernel does not have (from 463), i386 and x32
+ *                   calls kill the process; then execs PROG
+ *   tsync N         a thread installs the errno filter for every thread (TSYNC);
+ *                   N calls in each thread
+ *   stacked N       two filters: getpriority EPERM then EACCES (the newer's
+ *                   wins), getppid EPERM then allowed (the older's error wins),
+ *                   getuid EPERM then trapped (the trap wins); N calls of each
+ *   fork N          the errno filter, then fork: N calls in the parent, N in the
+ *                   child, which then execs `own_filter refused N`
+ *   refused N       N getpriority calls, refused by a filter inherited (EPERM)
+ * A core dump is turned off (RLIMIT_CORE 0): a death by SIGSYS leaves no file. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#ifndef SYS_SECCOMP
+#define SYS_SECCOMP 1 /* si_code of a seccomp TRAP */
+#endif
+#define LOAD_NR BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
+#define ON(nr, action) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), BPF_STMT(BPF_RET | BPF_K, (action))
+#define ALLOW BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+
+static int failures;
+
+static void check(int ok, const char *what, long got)
+{
+	if (!ok && failures++ < 5)
+		fprintf(stderr, "own_filter: %s (got %ld, errno %d)\n", what, got, errno);
+}
+
+static void install(struct sock_filter *code, unsigned short len, unsigned flags, int by_prctl)
+{
+	struct sock_fprog prog = { .len = len, .filter = code };
+	long r = by_prctl ? prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)
+			  : syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+
+	if (r != 0) {
+		fprintf(stderr, "own_filter: cannot install the filter: %s\n", strerror(errno));
+		exit(2);
+	}
+}
+
+static void errno_filter(unsigned flags, int by_prctl)
+{
+	struct sock_filter code[] = { LOAD_NR, ON(SYS_getpriority, SECCOMP_RET_ERRNO | EPERM), ALLOW };
+
+	install(code, sizeof(code) / sizeof(code[0]), flags, by_prctl);
+}
+
+static void refused(long n, int err)
+{
+	for (long i = 0; i < n; i++) {
+		errno = 0;
+		long r = getpriority(PRIO_PROCESS, 0);
+
+		check(r == -1 && errno == err, "getpriority not refused as the filter says", r);
+	}
+}
+
+static volatile long traps, trapped_nr = SYS_getppid;
+
+static void on_sigsys(int sig, siginfo_t *si, void *uc_)
+{
+	ucontext_t *uc = uc_;
+	const unsigned char *at = si->si_call_addr;
+
+	(void)sig;
+	traps++;
+	if (si->si_code != SYS_SECCOMP || si->si_syscall != trapped_nr || si->si_errno != 0x42
+	    || si->si_arch != AUDIT_ARCH_X86_64 || (greg_t)(uintptr_t)at != uc->uc_mcontext.gregs[REG_RIP]
+	    || at[-2] != 0x0f || at[-1] != 0x05 || uc->uc_mcontext.gregs[REG_RAX] != trapped_nr)
+		failures++;
+	uc->uc_mcontext.gregs[REG_RAX] = 4242;
+}
+
+static void trap_handler(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_sigsys, .sa_flags = SA_SIGINFO };
+
+	sigaction(SIGSYS, &sa, NULL);
+}
+
+static void trapped(long n)
+{
+	for (long i = 0; i < n; i++) {
+		long r = getppid();
+
+		check(r == 4242, "getppid not emulated by the SIGSYS handler", r);
+	}
+}
+
+static void *call_getpid(void *arg)
+{
+	(void)arg;
+	getpid();
+	return NULL;
+}
+
+static void kill_on_getpid(unsigned action)
+{
+	struct sock_filter code[] = { LOAD_NR, ON(SYS_getpid, action), ALLOW };
+	pthread_t th;
+
+	install(code, sizeof(code) / sizeof(code[0]), 0, 0);
+	for (int i = 0; i < 10; i++)
+		getppid();
+	if (pthread_create(&th, NULL, call_getpid, NULL) != 0 || pthread_join(th, NULL) != 0)
+		exit(2);
+	/* KILL_THREAD: the thread is gone, the process goes on */
+	printf("after the thread\n");
+	exit(action == SECCOMP_RET_KILL_THREAD ? 0 : 3);
+}
+
+static void launcher(char **argv)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		LOAD_NR,
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 463, 0, 1), /* x32 numbers are above too */
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		ALLOW,
+	};
+
+	install(code, sizeof(code) / sizeof(code[0]), 0, 0);
+	execv(argv[0], argv);
+	perror("own_filter: execv");
+	exit(2);
+}
+
+static long n_calls;
+
+static void *tsync_thread(void *arg)
+{
+	(void)arg;
+	errno_filter(SECCOMP_FILTER_FLAG_TSYNC, 0);
+	refused(n_calls, EPERM);
+	return NULL;
+}
+
+static void stacked(long n)
+{
+	struct sock_filter older[] = {
+		LOAD_NR,
+		ON(SYS_getpriority, SECCOMP_RET_ERRNO | EPERM),
+		ON(SYS_getppid, SECCOMP_RET_ERRNO | EPERM),
+		ON(SYS_getuid, SECCOMP_RET_ERRNO | EPERM),
+		ALLOW,
+	};
+	struct sock_filter newer[] = {
+		LOAD_NR,
+		ON(SYS_getpriority, SECCOMP_RET_ERRNO | EACCES),
+		ON(SYS_getuid, SECCOMP_RET_TRAP | 0x42),
+		ALLOW,
+	};
+
+	install(older, sizeof(older) / sizeof(older[0]), 0, 0);
+	install(newer, sizeof(newer) / sizeof(newer[0]), 0, 1);
+	trap_handler();
+	trapped_nr = SYS_getuid;
+	refused(n, EACCES);
+	for (long i = 0; i < n; i++) {
+		errno = 0;
+		long r = syscall(SYS_getppid); /* (glibc's getppid sets no errno) */
+
+		check(r == -1 && errno == EPERM, "getppid: the older filter's error lost", r);
+	}
+	for (long i = 0; i < n; i++) {
+		long before = traps, r = syscall(SYS_getuid);
+
+		check(traps == before + 1 && r == 4242, "getuid not trapped", r);
+	}
+}
+
+static void forked(long n, const char *self)
+{
+	pid_t pid;
+	int status;
+	char arg[32];
+
+	errno_filter(0, 0);
+	pid = fork();
+	if (pid == 0) {
+		refused(n, EPERM);
+		snprintf(arg, sizeof(arg), "%ld", n);
+		execl(self, self, "refused", arg, (char *)NULL);
+		_exit(2);
+	}
+	refused(n, EPERM);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		check(0, "the child failed", status);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	long n = argc > 2 ? atol(argv[2]) : 0;
+	struct rlimit no_core = { 0, 0 };
+	pthread_t th;
+
+	setrlimit(RLIMIT_CORE, &no_core);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return 2;
+	if (!strcmp(mode, "errno") || !strcmp(mode, "errno-prctl")) {
+		errno_filter(0, !strcmp(mode, "errno-prctl"));
+		refused(n, EPERM);
+	} else if (!strcmp(mode, "trap")) {
+		struct sock_filter code[] = { LOAD_NR, ON(SYS_getppid, SECCOMP_RET_TRAP | 0x42), ALLOW };
+
+		trap_handler();
+		install(code, sizeof(code) / sizeof(code[0]), 0, 0);
+		trapped(n);
+		check(traps == n, "not every getppid trapped", traps);
+	} else if (!strcmp(mode, "kill-process")) {
+		kill_on_getpid(SECCOMP_RET_KILL_PROCESS);
+	} else if (!strcmp(mode, "kill-thread")) {
+		kill_on_getpid(SECCOMP_RET_KILL_THREAD);
+	} else if (!strcmp(mode, "launcher") && argc > 2) {
+		launcher(argv + 2);
+	} else if (!strcmp(mode, "tsync")) {
+		n_calls = n;
+		if (pthread_create(&th, NULL, tsync_thread, NULL) != 0 || pthread_join(th, NULL) != 0)
+			return 2;
+		refused(n, EPERM);
+	} else if (!strcmp(mode, "stacked")) {
+		stacked(n);
+	} else if (!strcmp(mode, "fork")) {
+		forked(n, argv[0]);
+	} else if (!strcmp(mode, "refused")) {
+		refused(n, EPERM);
+	} else {
+		fprintf(stderr, "usage: own_filter errno|errno-prctl|trap|kill-process|kill-thread|tsync|stacked|fork|refused N | launcher PROG [ARG...]\n");
+		return 2;
+	}
+	return failures ? 1 : 0;
+}
