@@ -31,6 +31,7 @@ run_case() {
 	_status=$2
 	_extra=$3
 	_counts=$4
+	_skip=$(echo "$_extra" | tr ' ' '\n' | grep '=?$' | tr '\n' ' ')
 	shift 5
 	timeout --foreground -k 10 "$RUN_TIMEOUT" strace -f -c -U name,calls,errors -o "$T/$_case.strace" -- \
 		"$OF" "$@" >"$T/$_case.strace.out" 2>&1
@@ -55,7 +56,8 @@ run_case() {
 		# shellcheck disable=SC2086
 		csvtool compare "$_dir" "$T/$_case.strace" x86_64 $_extra ||
 			check_problem "$_case ($_m): per-syscall counts differ from strace -f -c (+ $_extra)"
-		csvtool compare-errors "$_dir" "$T/$_case.strace" ||
+		# shellcheck disable=SC2086
+		csvtool compare-errors "$_dir" "$T/$_case.strace" $_skip ||
 			check_problem "$_case ($_m): errors per syscall differ from strace -f -c"
 		_any=--any-mode
 		[ $_m = off ] && _any=
@@ -84,4 +86,8 @@ run_case launcher 0 "exit_group=1" "getppid=5000/0" -- launcher "$P/getppid_loop
 run_case tsync 0 "exit_group=1 exit=1" "getpriority=200/200 seccomp=1/0" -- tsync 100
 run_case stacked 0 "exit_group=1" "getpriority=100/100 getppid=100/100 getuid=100/0 rt_sigreturn=100/0" -- stacked 100
 run_case fork 0 "exit_group=2" "getpriority=300/300" -- fork 100
+# the supervisor's ioctls: a notification whose call systrace's stop interrupted
+# (to patch a site of the supervisor's) is gone (ENOENT), and is sent again when
+# the call is made again, as after a signal (docs/architecture.md)
+run_case notify 0 "exit_group=1 exit=1 ioctl=?" "getpriority=100/0 seccomp=1/0" -- notify 100
 finish

@@ -16,6 +16,8 @@
  *   fork N          the errno filter, then fork: N calls in the parent, N in the
  *                   child, which then execs `own_filter refused N`
  *   refused N       N getpriority calls, refused by a filter inherited (EPERM)
+ *   notify N        getpriority goes to a supervisor thread (USER_NOTIF, its
+ *                   listener from NEW_LISTENER), which answers 77; N calls
  * A core dump is turned off (RLIMIT_CORE 0): a death by SIGSYS leaves no file. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -215,6 +218,62 @@ static void forked(long n, const char *self)
 		check(0, "the child failed", status);
 }
 
+static int listener_pipe[2];
+
+/* Answers each getpriority with 77. A notification whose call was interrupted
+ * (a signal, or a tracer's stop) is gone when received or answered (ENOENT): its
+ * call is made again, and notified again, so only answered ones are counted. */
+static void *supervisor(void *arg)
+{
+	long answered = 0;
+	int fd;
+
+	(void)arg;
+	if (read(listener_pipe[0], &fd, sizeof(fd)) != sizeof(fd))
+		exit(2);
+	while (answered < n_calls) {
+		struct seccomp_notif req;
+		struct seccomp_notif_resp resp;
+
+		memset(&req, 0, sizeof(req));
+		if (ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0) {
+			check(errno == EINTR || errno == ENOENT, "SECCOMP_IOCTL_NOTIF_RECV failed", -1);
+			continue;
+		}
+		check(req.data.nr == SYS_getpriority && req.data.arch == AUDIT_ARCH_X86_64,
+		      "notified of another call", req.data.nr);
+		resp = (struct seccomp_notif_resp){ .id = req.id, .val = 77 };
+		if (ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) == 0)
+			answered++;
+		else
+			check(errno == ENOENT, "SECCOMP_IOCTL_NOTIF_SEND failed", -1);
+	}
+	return NULL;
+}
+
+static void notified(long n)
+{
+	struct sock_filter code[] = { LOAD_NR, ON(SYS_getpriority, SECCOMP_RET_USER_NOTIF), ALLOW };
+	struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
+	pthread_t th;
+	int fd;
+
+	n_calls = n;
+	/* the supervisor is made first: the filter is on the installing thread only */
+	if (pipe(listener_pipe) != 0 || pthread_create(&th, NULL, supervisor, NULL) != 0)
+		exit(2);
+	fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	if (fd < 0 || write(listener_pipe[1], &fd, sizeof(fd)) != sizeof(fd))
+		exit(2);
+	for (long i = 0; i < n; i++) {
+		long r = syscall(SYS_getpriority, PRIO_PROCESS, 0);
+
+		check(r == 77, "getpriority not answered by the supervisor", r);
+	}
+	if (pthread_join(th, NULL) != 0)
+		exit(2);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -252,8 +311,10 @@ int main(int argc, char **argv)
 		forked(n, argv[0]);
 	} else if (!strcmp(mode, "refused")) {
 		refused(n, EPERM);
+	} else if (!strcmp(mode, "notify")) {
+		notified(n);
 	} else {
-		fprintf(stderr, "usage: own_filter errno|errno-prctl|trap|kill-process|kill-thread|tsync|stacked|fork|refused N | launcher PROG [ARG...]\n");
+		fprintf(stderr, "usage: own_filter errno|errno-prctl|trap|kill-process|kill-thread|tsync|stacked|fork|refused|notify N | launcher PROG [ARG...]\n");
 		return 2;
 	}
 	return failures ? 1 : 0;
