@@ -3,11 +3,12 @@
 # installs one (ERRNO, TRAP to its own SIGSYS handler, KILL_PROCESS, KILL_THREAD, a
 # launcher that kills the numbers the kernel does not have and execs a dynamically
 # linked program, TSYNC from a thread, two filters stacked, inheritance across fork
-# and exec) and checks that every call was decided as its filter says. In the
-# default mode, with --patch=off and with --log, it must end as it ends alone (its
+# and exec, USER_NOTIF to a supervisor thread) and checks that every call was
+# decided as its filter says. In the default mode, with --patch=off, --log and
+# --time, it must end as it ends alone (its
 # exit status, or its death by SIGSYS), every call must be counted (the refused
 # ones too, with their errors) exactly as `strace -f -c` counts them, and by
-# construction.
+# construction. And with --time, whose ptraced calls return through the timed pad.
 . "$(dirname "$0")/lib.sh"
 P=$PROGRAMS
 T=$TMPDIR
@@ -40,11 +41,11 @@ run_case() {
 	_alone=$?
 	[ "$_alone" = "$_native" ] || fail "$_case: exits $_alone alone and $_native under strace"
 	[ "$_native" = "$_status" ] || fail "$_case: exits $_native alone, not $_status: a broken test program?"
-	for _m in default off log; do
+	for _m in default off log time; do
 		_dir=$T/$_case-$_m
 		echo "== $_case --patch=$_m: own_filter $* (natively: $_native)"
-		if [ $_m = log ]; then
-			ST_OPTS=--log st_run_mode default "$_dir" "$OF" "$@"
+		if [ $_m = log ] || [ $_m = time ]; then
+			ST_OPTS=--$_m st_run_mode default "$_dir" "$OF" "$@"
 		else
 			st_run_mode $_m "$_dir" "$OF" "$@"
 		fi
@@ -75,14 +76,18 @@ run_case() {
 # The extra calls, which strace -c does not count: exit_group and a thread's exit
 # (they never return); kill-thread's getpid (its thread exits inside it) but not
 # kill-process's (the kernel rolls the call back to raise its SIGSYS: strace sees
-# it return), and there the futex wait of pthread_join, in flight when the
-# process dies.
+# it return), and there the main thread's read, in flight when the process dies.
+# The polls of the kill modes (pread64, clock_nanosleep: blocked_in.h) are timing.
 run_case errno 0 "exit_group=1" "getpriority=100/100 seccomp=1/0" -- errno 100
 run_case errno-prctl 0 "exit_group=1" "getpriority=100/100 prctl=2/0" -- errno-prctl 100
 run_case trap 0 "exit_group=1" "getppid=100/0 rt_sigreturn=100/0" -- trap 100
-run_case kill-process 159 "futex=1" "getpid=1/0" -- kill-process
-run_case kill-thread 0 "getpid=1 exit_group=1" "getpid=1/0" -- kill-thread
+run_case kill-process 159 "read=1 pread64=? clock_nanosleep=?" "getpid=1/0" -- kill-process
+run_case kill-thread 0 "getpid=1 exit_group=1 pread64=? clock_nanosleep=?" "getpid=1/0" -- kill-thread
 run_case launcher 0 "exit_group=1" "getppid=5000/0" -- launcher "$P/getppid_loop" 5000
+# a static program has no gate: its calls are decided from the pad's address all
+# the same; an i386 call is killed by the launcher's filter, as alone
+run_case launcher-static 0 "exit_group=1" "getppid=300/0" -- launcher "$P/getppid_static" 300
+run_case launcher-i386 159 "" "" -- launcher "$P/i386_int80"
 run_case tsync 0 "exit_group=1 exit=1" "getpriority=200/200 seccomp=1/0" -- tsync 100
 run_case stacked 0 "exit_group=1" "getpriority=100/100 getppid=100/100 getuid=100/0 rt_sigreturn=100/0" -- stacked 100
 run_case fork 0 "exit_group=2" "getpriority=300/300" -- fork 100

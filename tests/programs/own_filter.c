@@ -39,6 +39,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "blocked_in.h"
+
 #ifndef SYS_SECCOMP
 #define SYS_SECCOMP 1 /* si_code of a seccomp TRAP */
 #endif
@@ -115,26 +117,53 @@ static void trapped(long n)
 	}
 }
 
+static int leader_stat;
+static volatile int own_stat = -2; /* the thread's own stat file, once open */
+
+/* KILL_PROCESS: once the main thread is blocked (in its read), the call kills the
+ * process; KILL_THREAD: only this thread. */
 static void *call_getpid(void *arg)
 {
-	(void)arg;
+	if (arg)
+		wait_state(leader_stat, "S");
+	own_stat = proc_stat_open(0, (int)syscall(SYS_gettid));
 	getpid();
 	return NULL;
 }
 
+/* The thread that calls getpid is made after the filter (it inherits it); the main
+ * thread then waits in a read that never returns (KILL_PROCESS kills it there), or
+ * polls until the killed thread is gone (KILL_THREAD), so that which calls are in
+ * flight is known: the test leaves the polls (pread64, clock_nanosleep) out. */
 static void kill_on_getpid(unsigned action)
 {
 	struct sock_filter code[] = { LOAD_NR, ON(SYS_getpid, action), ALLOW };
+	int kills_all = action == SECCOMP_RET_KILL_PROCESS, p[2], fd;
 	pthread_t th;
+	char c;
 
+	leader_stat = proc_stat_open(0, (int)syscall(SYS_gettid));
+	if (leader_stat < 0 || pipe(p) != 0)
+		exit(2);
 	install(code, sizeof(code) / sizeof(code[0]), 0, 0);
 	for (int i = 0; i < 10; i++)
 		getppid();
-	if (pthread_create(&th, NULL, call_getpid, NULL) != 0 || pthread_join(th, NULL) != 0)
+	if (pthread_create(&th, NULL, call_getpid, kills_all ? &th : NULL) != 0)
 		exit(2);
-	/* KILL_THREAD: the thread is gone, the process goes on */
+	if (kills_all) {
+		if (read(p[0], &c, 1) >= 0)
+			exit(3);
+		exit(4);
+	}
+	while (own_stat == -2)
+		; /* no call: spins until the thread has opened it */
+	fd = own_stat;
+	while (fd >= 0 && proc_state(fd) != '?')
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &(struct timespec){ 0, 1000 * 1000 }, NULL);
+	if (pthread_join(th, NULL) != 0)
+		exit(2);
 	printf("after the thread\n");
-	exit(action == SECCOMP_RET_KILL_THREAD ? 0 : 3);
+	exit(0);
 }
 
 static void launcher(char **argv)
