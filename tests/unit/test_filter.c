@@ -13,21 +13,27 @@
 /* Code for the gate page: syscall; ret. */
 static const unsigned char gate_code[] = { 0x0f, 0x05, 0xc3 };
 
-/* A one-argument syscall made by the gate's instruction. */
-static long gate_syscall(long nr, long arg)
+/* A one-argument syscall made by the `syscall; ret` at the gate page's offset. */
+static long gate_syscall_at(unsigned offset, long nr, long arg)
 {
 	long ret;
 
 	/* step over the red zone before the call pushes its return address */
 	__asm__ volatile("sub $128, %%rsp\n\tcall *%[gate]\n\tadd $128, %%rsp"
 			 : "=a"(ret)
-			 : "a"(nr), "D"(arg), [gate] "r"((void *)SYSTRACE_GATE_ADDR)
+			 : "a"(nr), "D"(arg), [gate] "r"((void *)(SYSTRACE_GATE_ADDR + offset))
 			 : "rcx", "r11", "memory");
 	return ret;
 }
 
+static long gate_syscall(long nr, long arg)
+{
+	return gate_syscall_at(0, nr, arg);
+}
+
 /* In a child with the filter and no tracer, a traced call fails with ENOSYS while
- * the gate's calls go through (even its exit has to). Exit code: 0 on success, else
+ * the gate's calls go through (even its exit has to), and so do those of the
+ * instrument gate, but not those of another `syscall` in the page. Exit code: 0 on success, else
  * which check failed. */
 static int child_checks(void)
 {
@@ -38,6 +44,8 @@ static int child_checks(void)
 	if (page != (void *)SYSTRACE_GATE_ADDR)
 		return 10;
 	memcpy(page, gate_code, sizeof(gate_code));
+	memcpy((char *)page + SYSTRACE_INSTRUMENT_OFFSET, gate_code, sizeof(gate_code));
+	memcpy((char *)page + 64, gate_code, sizeof(gate_code));
 	if (mprotect(page, 4096, PROT_READ | PROT_EXEC) < 0)
 		return 11;
 	if (filter_install(SYSTRACE_GATE_SYSCALL_IP, SYSTRACE_INSTRUMENT_SYSCALL_IP) < 0)
@@ -46,6 +54,10 @@ static int child_checks(void)
 		return 1;
 	if (gate_syscall(SYS_getppid, 0) != parent)
 		return 2;
+	if (gate_syscall_at(SYSTRACE_INSTRUMENT_OFFSET, SYS_getppid, 0) != parent)
+		return 4;
+	if (gate_syscall_at(64, SYS_getppid, 0) != -ENOSYS)
+		return 5;
 	gate_syscall(SYS_exit_group, 0);
 	return 3;
 }
