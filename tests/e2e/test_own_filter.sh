@@ -1,8 +1,8 @@
 #!/bin/sh
 # Programs with seccomp filters of their own (issue 13): tests/programs/own_filter
 # installs one (ERRNO, TRAP to its own SIGSYS handler, KILL_PROCESS, KILL_THREAD, a
-# launcher that kills the numbers the kernel does not have and execs a dynamically
-# linked program, TSYNC from a thread, two filters stacked, inheritance across fork
+# launcher that kills (or refuses) the numbers the kernel does not have and execs a
+# dynamically linked program, TRACE with no tracer of the program's own, TSYNC from a thread, two filters stacked, inheritance across fork
 # and exec, USER_NOTIF to a supervisor thread) and checks that every call was
 # decided as its filter says. In the default mode, with --patch=off, --log and
 # --time, it must end as it ends alone (its
@@ -81,11 +81,16 @@ run_case() {
 run_case errno 0 "exit_group=1" "getpriority=100/100 seccomp=1/0" -- errno 100
 run_case errno-prctl 0 "exit_group=1" "getpriority=100/100 prctl=2/0" -- errno-prctl 100
 run_case trap 0 "exit_group=1" "getppid=100/0 rt_sigreturn=100/0" -- trap 100
+# a program's TRACE, with no tracer of its own (strace sets no PTRACE_O_TRACESECCOMP)
+run_case trace 0 "exit_group=1" "getpriority=100/100" -- trace 100
 run_case kill-process 159 "read=1 pread64=? clock_nanosleep=?" "getpid=1/0" -- kill-process
 run_case kill-thread 0 "getpid=1 exit_group=1 pread64=? clock_nanosleep=?" "getpid=1/0" -- kill-thread
 run_case launcher 0 "exit_group=1" "getppid=5000/0" -- launcher "$P/getppid_loop" 5000
 # a static program has no gate: its calls are decided from the pad's address all
 # the same; an i386 call is killed by the launcher's filter, as alone
+# the same numbers refused: --log's buffer-full call (a number of systrace's own)
+# must still reach the tracer
+run_case launcher-errno 0 "exit_group=1" "getppid=5000/0" -- launcher-errno "$P/getppid_loop" 5000
 run_case launcher-static 0 "exit_group=1" "getppid=300/0" -- launcher "$P/getppid_static" 300
 run_case launcher-i386 159 "" "" -- launcher "$P/i386_int80"
 run_case tsync 0 "exit_group=1 exit=1" "getpriority=200/200 seccomp=1/0" -- tsync 100

@@ -8,6 +8,9 @@
  *   kill-thread     getpid kills the thread that calls it; the process goes on
  *   launcher PROG…  numbers the kernel does not have (from 463), i386 and x32
  *                   calls kill the process; then execs PROG
+ *   launcher-errno PROG…  the same numbers refused (ENOSYS) instead
+ *   trace N         getpriority traced (SECCOMP_RET_TRACE): with no tracer of the
+ *                   program's own, ENOSYS; N calls
  *   tsync N         a thread installs the errno filter for every thread (TSYNC);
  *                   N calls in each thread
  *   stacked N       two filters: getpriority EPERM then EACCES (the newer's
@@ -166,7 +169,7 @@ static void kill_on_getpid(unsigned action)
 	exit(0);
 }
 
-static void launcher(char **argv)
+static void launcher(char **argv, unsigned action)
 {
 	struct sock_filter code[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
@@ -174,7 +177,7 @@ static void launcher(char **argv)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 		LOAD_NR,
 		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 463, 0, 1), /* x32 numbers are above too */
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, action),
 		ALLOW,
 	};
 
@@ -328,7 +331,14 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "kill-thread")) {
 		kill_on_getpid(SECCOMP_RET_KILL_THREAD);
 	} else if (!strcmp(mode, "launcher") && argc > 2) {
-		launcher(argv + 2);
+		launcher(argv + 2, SECCOMP_RET_KILL_PROCESS);
+	} else if (!strcmp(mode, "launcher-errno") && argc > 2) {
+		launcher(argv + 2, SECCOMP_RET_ERRNO | ENOSYS);
+	} else if (!strcmp(mode, "trace")) {
+		struct sock_filter code[] = { LOAD_NR, ON(SYS_getpriority, SECCOMP_RET_TRACE), ALLOW };
+
+		install(code, sizeof(code) / sizeof(code[0]), 0, 0);
+		refused(n, ENOSYS);
 	} else if (!strcmp(mode, "tsync")) {
 		n_calls = n;
 		if (pthread_create(&th, NULL, tsync_thread, NULL) != 0 || pthread_join(th, NULL) != 0)
@@ -343,7 +353,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "notify")) {
 		notified(n);
 	} else {
-		fprintf(stderr, "usage: own_filter errno|errno-prctl|trap|kill-process|kill-thread|tsync|stacked|fork|refused|notify N | launcher PROG [ARG...]\n");
+		fprintf(stderr, "usage: own_filter errno|errno-prctl|trap|trace|kill-process|kill-thread|tsync|stacked|fork|refused|notify N | launcher|launcher-errno PROG [ARG...]\n");
 		return 2;
 	}
 	return failures ? 1 : 0;
