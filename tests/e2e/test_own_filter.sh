@@ -1,14 +1,15 @@
 #!/bin/sh
 # Programs with seccomp filters of their own (issue 13): tests/programs/own_filter
-# installs one (ERRNO, TRAP to its own SIGSYS handler, KILL_PROCESS, KILL_THREAD, a
-# launcher that kills (or refuses) the numbers the kernel does not have and execs a
-# dynamically linked program, TRACE with no tracer of the program's own, TSYNC from a thread, two filters stacked, inheritance across fork
-# and exec, USER_NOTIF to a supervisor thread) and checks that every call was
-# decided as its filter says. In the default mode, with --patch=off, --log and
-# --time, it must end as it ends alone (its
-# exit status, or its death by SIGSYS), every call must be counted (the refused
-# ones too, with their errors) exactly as `strace -f -c` counts them, and by
-# construction. And with --time, whose ptraced calls return through the timed pad.
+# installs one (ERRNO, TRAP to its own SIGSYS handler, TRACE with no tracer of its
+# own, KILL_PROCESS, KILL_THREAD, a launcher that kills or refuses the numbers the
+# kernel does not have and execs a dynamically linked, static or i386 program,
+# TSYNC from a thread, two filters stacked, inheritance across fork and exec,
+# USER_NOTIF to a supervisor thread) and checks that every call was decided as its
+# filter says. In the default mode, with --patch=off, --log and --time (whose
+# ptraced calls return through the timed pad), it must end as it ends alone (its
+# exit status, or its death by SIGSYS), and every call must be counted (the
+# refused ones too, with their errors) exactly as `strace -f -c` counts them, and
+# by construction.
 . "$(dirname "$0")/lib.sh"
 P=$PROGRAMS
 T=$TMPDIR
