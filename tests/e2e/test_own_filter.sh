@@ -101,4 +101,20 @@ run_case fork 0 "exit_group=2" "getpriority=300/300" -- fork 100
 # (to patch a site of the supervisor's) is gone (ENOENT), and is sent again when
 # the call is made again, as after a signal (docs/architecture.md)
 run_case notify 0 "exit_group=1 exit=1 ioctl=?" "getpriority=100/0 seccomp=1/0" -- notify 100
+
+# the rewriting adds 16 instructions to a filter that returns its accumulator (10 to
+# one that does not): one of 4080 fits, one of 4081 is refused (EINVAL, as the
+# kernel refuses one too long), with a message; alone both fit
+for n in 4080 4081; do
+	want=installed
+	[ $n = 4081 ] && want="Invalid argument"
+	[ "$("$OF" big $n)" = installed ] || fail "a filter of $n instructions is refused alone"
+	st_run_mode default "$T/big-$n" "$OF" big $n
+	[ "$ST_STATUS" = 0 ] && [ "$(cat "$T/big-$n.out")" = "$want" ] ||
+		check_problem "a filter of $n instructions under systrace: '$(cat "$T/big-$n.out")', expected '$want'"
+	if [ $n = 4081 ]; then
+		grep -q "seccomp filter of 4081 instructions leaves no room" "$T/big-$n.err" ||
+			check_problem "a filter of 4081 instructions refused without a message"
+	fi
+done
 finish

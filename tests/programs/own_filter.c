@@ -19,6 +19,9 @@
  *   fork N          the errno filter, then fork: N calls in the parent, N in the
  *                   child, which then execs `own_filter refused N`
  *   refused N       N getpriority calls, refused by a filter inherited (EPERM)
+ *   big N           installs a filter of N instructions (jumps to a return of
+ *                   the accumulator, which holds ALLOW); prints
+ *                   "installed" or the error, and exits 0 either way
  *   notify N        getpriority goes to a supervisor thread (USER_NOTIF, its
  *                   listener from NEW_LISTENER), which answers 77; N calls
  * A core dump is turned off (RLIMIT_CORE 0): a death by SIGSYS leaves no file. */
@@ -350,10 +353,22 @@ int main(int argc, char **argv)
 		forked(n, argv[0]);
 	} else if (!strcmp(mode, "refused")) {
 		refused(n, EPERM);
+	} else if (!strcmp(mode, "big") && n > 1 && n <= BPF_MAXINSNS) {
+		static struct sock_filter code[BPF_MAXINSNS];
+		struct sock_fprog prog = { .len = (unsigned short)n, .filter = code };
+
+		for (long i = 0; i < n - 2; i++)
+			code[i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0);
+		code[n - 2] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_IMM, SECCOMP_RET_ALLOW);
+		code[n - 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_A, 0);
+		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0)
+			printf("installed\n");
+		else
+			printf("%s\n", strerror(errno));
 	} else if (!strcmp(mode, "notify")) {
 		notified(n);
 	} else {
-		fprintf(stderr, "usage: own_filter errno|errno-prctl|trap|trace|kill-process|kill-thread|tsync|stacked|fork|refused|notify N | launcher|launcher-errno PROG [ARG...]\n");
+		fprintf(stderr, "usage: own_filter errno|errno-prctl|trap|trace|kill-process|kill-thread|tsync|stacked|fork|refused|notify|big N | launcher|launcher-errno PROG [ARG...]\n");
 		return 2;
 	}
 	return failures ? 1 : 0;
