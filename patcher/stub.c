@@ -105,8 +105,10 @@ static void emit_guard(struct emitter *e, const struct stub_guard *g, const stru
 {
 	switch (g->kind) {
 	case GUARD_SETS_GS:
-		EMIT(e, 0x81, 0xff); /* cmp $ARCH_SET_GS,%edi: the kernel takes an int */
-		emit_u32(e, 0x1001);
+	case GUARD_SETS_SECCOMP:
+		/* cmp $ARCH_SET_GS or $PR_SET_SECCOMP,%edi: the kernel takes an int */
+		EMIT(e, 0x81, 0xff);
+		emit_u32(e, g->kind == GUARD_SETS_GS ? 0x1001 : 22);
 		emit_jump(e, JE, sizeof(JE), e->addr + m->slow_pop);
 		break;
 	case GUARD_UNMAPS_OWN:

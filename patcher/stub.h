@@ -97,6 +97,7 @@ enum stub_guard_kind {
 	GUARD_SETS_GS,        /* arch_prctl: when the first argument is ARCH_SET_GS */
 	GUARD_UNMAPS_OWN,     /* munmap: when [first, first + second) holds the stack
 	                         pointer, the stub or the gate */
+	GUARD_SETS_SECCOMP,   /* prctl: when the first argument is PR_SET_SECCOMP */
 };
 
 struct stub_guard {

@@ -13,5 +13,11 @@
 /* The instruction pointer the kernel reports for a syscall made by the gate's
  * 2-byte `syscall` at the start of the page: the address right after it. */
 #define SYSTRACE_GATE_SYSCALL_IP (SYSTRACE_GATE_ADDR + 2)
+/* A second `syscall; ret` in the page, for systrace's own calls in a traced process
+ * (the set-up at exec, tracer/exec_blob.S): the filter lets it through too, and a
+ * program's own filter never sees it (tracer/filter_rewrite.c), so that a strict
+ * filter cannot refuse what systrace needs. */
+#define SYSTRACE_INSTRUMENT_OFFSET 8
+#define SYSTRACE_INSTRUMENT_SYSCALL_IP (SYSTRACE_GATE_ADDR + SYSTRACE_INSTRUMENT_OFFSET + 2)
 
 #endif

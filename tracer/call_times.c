@@ -86,7 +86,10 @@ void call_times_returned(struct thread *t, int idx, uint64_t site, uint64_t end)
 	t->call_start = 0;
 	if (!end)
 		return;
-	add_call(t, idx, site_table_find(&t->img->sites, site), start, end);
+	/* a call the kernel made again at a stub's traced syscall after a handler
+	 * took it out of the gate: its site may have had in-process calls only,
+	 * and no record yet (as in call_times_interrupted) */
+	add_call(t, idx, site_table_get(&t->img->sites, site), start, end);
 	stats.ptraced_timed++;
 }
 

@@ -76,6 +76,7 @@ static struct image *new_process(pid_t pid, pid_t ppid, const struct thread *cre
 	struct image *img = image_new(pid, 0, ppid, exe);
 	bool shares = from && shares_memory(pid, creator);
 
+	img->own_filter = from && from->own_filter; /* the kernel's filters go to children */
 	library_image_starts(img, from, shares);
 	perf_counters_open(&img->perf, pid);
 	return img;

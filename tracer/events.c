@@ -22,6 +22,7 @@
 #include "libc_calls.h"
 #include "library.h"
 #include "nested_ptrace.h"
+#include "own_filter.h"
 #include "patching.h"
 #include "placement.h"
 #include "proc_maps.h"
@@ -58,6 +59,9 @@ static void resume(pid_t tid, int request, int sig)
 	/* a call whose log entry waits for its result is followed to its exit stop,
 	 * whatever stops (a clone's event, a restart) come before it */
 	if (request == PTRACE_CONT && syscall_log_on() && (t = thread_find(tid)) && t->log_is_waiting)
+		request = PTRACE_SYSCALL;
+	/* and one decided from the pad's address, whose registers go back there */
+	if (request == PTRACE_CONT && (t = thread_find(tid)) && t->recheck_return)
 		request = PTRACE_SYSCALL;
 	/* ESRCH: killed (SIGKILL) while stopped; its death report follows */
 	ptrace(request, tid, 0, sig);
@@ -223,7 +227,7 @@ static void on_seccomp(struct thread *t)
 		image_name_sites(img, t->tid, &t->exec_site);
 		syscall_log_drain(t); /* the in-process calls of the image it may end */
 		call_times_start(t);
-		resume(t->tid, PTRACE_SYSCALL, 0);
+		resume(t->tid, own_filter_recheck(t, PTRACE_SYSCALL, back), 0);
 		return;
 	}
 	if (repeat) {
@@ -231,7 +235,7 @@ static void on_seccomp(struct thread *t)
 		call_times_repeat(t); /* its time from its first start */
 	}
 	if (repeat && !reissued) {
-		resume(t->tid, results_resume(t, PTRACE_CONT, back), 0);
+		resume(t->tid, results_resume(t, PTRACE_CONT, back, idx != nr_rt_sigreturn), 0);
 		return;
 	}
 	if (!repeat) {
@@ -246,6 +250,8 @@ static void on_seccomp(struct thread *t)
 			patching_on_munmap(t, info.seccomp.args[0], info.seccomp.args[1]);
 		} else if (idx == nr_arch_prctl) {
 			library_on_arch_prctl(t, info.seccomp.args[0]);
+		} else if (abi == ABI_X86_64) {
+			own_filter_on_call(t, (long)info.seccomp.nr, info.seccomp.args);
 		}
 		note_clone_flags(t, abi, idx, info.seccomp.args);
 		s = count_ptraced(img, idx, site);
@@ -270,7 +276,7 @@ static void on_seccomp(struct thread *t)
 		t->moved_to = 0; /* its result comes after the entry it makes again */
 		request = PTRACE_CONT;
 	} else {
-		request = results_resume(t, affinity_resume(t, abi, idx, info.seccomp.args), back);
+		request = results_resume(t, affinity_resume(t, abi, idx, info.seccomp.args), back, idx != nr_rt_sigreturn);
 	}
 	resume(t->tid, request, 0);
 }
@@ -307,6 +313,9 @@ static void on_syscall_exit(struct thread *t, bool interrupted)
 {
 	struct __ptrace_syscall_info info = { 0 }; /* zeroed: valgrind does not know this request writes it */
 	bool known = ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) > 0;
+
+	if (known && info.op == PTRACE_SYSCALL_INFO_EXIT)
+		own_filter_on_exit(t); /* first: rip back after the call's site */
 
 	/* write_protocol.c's interrupt, taken by this stop (no stop event follows): a
 	 * call that gave up for it is made again, as at that event. Taken by the entry
@@ -375,7 +384,9 @@ static void on_exec_event(struct thread *t)
 		}
 	}
 	image_take_times(old, tgid);
+	t->recheck_return = 0; /* the new program's registers */
 	img = image_new(tgid, old->rec.image + 1, old->rec.ppid, procfs_exe(tgid));
+	img->own_filter = old->own_filter; /* the kernel keeps filters across exec */
 	library_image_starts(img, NULL, false);
 	img->rec.started_by_exec = true;
 	img->user_ns0 = old->rec.user_ns + old->user_ns0;
@@ -476,6 +487,7 @@ static void on_signal(struct thread *t, int sig)
 		if (results_leave_pad(t, &regs))
 			ptrace(PTRACE_SETREGS, t->tid, 0, &regs);
 		fixups_on_signal(t, &d, &regs);
+		own_filter_on_signal(t, sig, &regs);
 		restart_note_signal(t, &d, &regs);
 	}
 	resume(t->tid, PTRACE_CONT, sig);
@@ -516,6 +528,7 @@ static void on_stop_event(struct thread *t, int sig)
 		leave_pad_at_stop(t, !is_stop_signal(sig));
 	if (t->state == THREAD_AWAIT_INITIAL_STOP) {
 		t->state = THREAD_RUNNING;
+		own_filter_child_starts(t);
 		library_thread_starts(t);
 		resume(t->tid, PTRACE_CONT, 0);
 	} else if (is_stop_signal(sig)) {

@@ -11,9 +11,11 @@
  *
  *   start: mmap(gate address, 4096, rwx, private|anonymous|fixed-noreplace)
  *          `syscall` here, not at the gate: the filter lets this one call through
- *          from anywhere (tracer/filter.c)
+ *          from anywhere (tracer/filter.c; under a program's own filter it stops,
+ *          and the tracer lets it run)
  *          copy the gate's code into that page (rep movsb)
- *   then through the gate (`call` its `syscall; ret`: the filter lets it through,
+ *   then through the gate page's second `syscall; ret` (systrace's own: the filter lets
+ *   it through, and a program's own filter never sees it: preload/gate.h;
  *   no stop):
  *          mprotect(gate, 4096, r-x)
  *          the region's descriptor (tracer/region_handout.h):
@@ -90,7 +92,7 @@
 #define TAIL_AT 288   /* gate_exec_tail's four words */
 
 /* a call through the gate: number in eax, arguments set; counted in r13 */
-#define GATE_CALL inc %r13 ; movabs $SYSTRACE_GATE_HEX, %r11 ; call *%r11
+#define GATE_CALL inc %r13 ; movabs $(SYSTRACE_GATE_HEX + SYSTRACE_INSTRUMENT_OFFSET), %r11 ; call *%r11
 #define DATA(off) exec_blob_data + (off)(%rip)
 
 	.section .rodata
@@ -305,7 +307,7 @@ exec_blob:
 	jmp *%rax                                   /* gate_exec_tail: no stop */
 .Ldone:
 	mov $SYS_getpid, %eax
-	syscall                                     /* stop 2: the tracer takes over */
+	syscall                                     /* the last stop: the tracer takes over */
 	ud2
 .Lwrite_failed:
 .Lclose_socket:                                 /* rbx: the descriptor to close */

@@ -37,6 +37,7 @@
  * result that comes after the tracer took its entry all the same (a call the kernel
  * turned into restart_syscall, waiting at the gate) is still picked up if its place
  * was not taken (syscall_log.c). */
+#include "gate.h"
 #include "region.h"
 
 	.section .rodata
@@ -48,6 +49,13 @@ gate_code:
 .Lgate:
 	syscall
 	ret
+	.fill SYSTRACE_INSTRUMENT_OFFSET - 3, 1, 0xcc     /* past the 3 bytes above */
+.Linstrument:
+	syscall                          /* systrace's own calls (preload/gate.h) */
+	ret
+	.if .Linstrument - .Lgate - SYSTRACE_INSTRUMENT_OFFSET
+	.error "the instrument gate is not at SYSTRACE_INSTRUMENT_OFFSET"
+	.endif
 
 	.balign 64, 0xcc
 gate_log_call:                   /* 0(%rsp): into the stub, 8(%rsp): counter */
@@ -227,7 +235,7 @@ gate_exec_tail:
 	mov $28, %eax                    /* madvise */
 	mov $4, %edx                     /* MADV_DONTNEED */
 	inc %r13
-	call .Lgate
+	call .Linstrument                /* systrace's own: no filter of the program decides it */
 	mov %rax, %r14
 	test %rax, %rax
 	jz 1f

@@ -8,7 +8,7 @@
 
 static const char *const names[] = {
 	"rt_sigreturn", "clone", "clone3", "fork", "vfork", "execve", "execveat",
-	"exit", "sched_setaffinity", "sched_getaffinity", "ptrace",
+	"exit", "sched_setaffinity", "sched_getaffinity", "ptrace", "seccomp",
 };
 #define NCALLS (sizeof(names) / sizeof(names[0]))
 static int indexes[NCALLS];
@@ -16,6 +16,7 @@ static const char *reasons[NCALLS];
 static struct stub_guard guards[] = {
 	{ .kind = GUARD_SETS_GS }, /* arch_prctl */
 	{ .kind = GUARD_UNMAPS_OWN }, /* munmap */
+	{ .kind = GUARD_SETS_SECCOMP }, /* prctl */
 };
 
 void must_stop_setup(void)
@@ -29,6 +30,7 @@ void must_stop_setup(void)
 	}
 	guards[0].nr = syscall_index_of(ABI_X86_64, "arch_prctl");
 	guards[1].nr = syscall_index_of(ABI_X86_64, "munmap");
+	guards[2].nr = syscall_index_of(ABI_X86_64, "prctl");
 }
 
 const char *must_stop_reason(int nr)

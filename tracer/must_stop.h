@@ -7,13 +7,15 @@
  *     munmap, then exit), which the stub's call to the gate would need;
  *   - the tracer needs their entry: execve, execveat (the exec's set-up), the
  *     affinity calls (placement.c), ptrace (a traced program's ptrace of threads
- *     systrace traces is answered by the tracer: nested_ptrace.h).
+ *     systrace traces is answered by the tracer: nested_ptrace.h), seccomp (a
+ *     program's own filter is rewritten before the kernel takes it: own_filter.h).
  * And the calls that must stop only in some cases (the stubs check, patcher/stub.h):
  *   - arch_prctl(ARCH_SET_GS): a program that sets its own %gs base takes the stubs'
  *     counters away (library.c withdraws the patches first); glibc's loader makes
  *     one arch_prctl(ARCH_SET_FS) per image, which goes in-process;
  *   - munmap of a range that holds the thread's stack pointer, the stub itself or
- *     the gate: the gate call would return through what it unmapped. */
+ *     the gate: the gate call would return through what it unmapped;
+ *   - prctl(PR_SET_SECCOMP): the older way to install a filter, as seccomp above. */
 #ifndef SYSTRACE_MUST_STOP_H
 #define SYSTRACE_MUST_STOP_H
 

@@ -32,7 +32,10 @@
  *  - the write protocol moves threads out of the bytes it patches: a thread in the
  *    pad is moved by its slot[RETURN] (results_pad_return);
  *  - the seccomp filter, run again after the stop, sees the pad's address as the
- *    call's; to the filter it is one more traced address.
+ *    call's; to systrace's filter it is one more traced address, and a program's
+ *    own filters decide the call there (own_filter.h), which is why a call that
+ *    the pad does not serve, in an image with such filters, is resumed from the
+ *    pad's address all the same, to its exit stop.
  * Where the pad cannot serve (no slot or gate in the image, a program that took
  * %gs, an i386 or x32 call, --log, which follows calls to their exit anyway), the
  * call is followed to its exit stop. Calls with no result to learn here: execve
@@ -50,6 +53,7 @@
 #include "call_times.h"
 #include "counting.h"
 #include "gate_code.h"
+#include "own_filter.h"
 #include "region.h"
 #include "restarts.h"
 #include "shared_region.h"
@@ -137,10 +141,10 @@ static bool pad_serves(const struct thread *t)
 	const struct image *img = t->img;
 
 	return t->slot >= 0 && !t->setup && img->as && (img->ready || img->as->mapped_at_exec) && !img->as->gs_taken
-	       && t->result_index / SYSCALL_NR_SPAN == ABI_X86_64 && !syscall_log_on();
+	       && t->result_index / SYSCALL_NR_SPAN == ABI_X86_64 && !syscall_log_on() && !own_filter_needs_exit(t);
 }
 
-int results_resume(struct thread *t, int request, uint64_t rip)
+int results_resume(struct thread *t, int request, uint64_t rip, bool decided_again)
 {
 	struct region_slot *slot;
 
@@ -150,12 +154,12 @@ int results_resume(struct thread *t, int request, uint64_t rip)
 	if (t->result_wait != RESULT_EXPECTED) {
 		if (t->result_wait == RESULT_BY_EVENT)
 			call_times_resumed(t); /* to its event */
-		return request;
+		return decided_again ? own_filter_recheck(t, request, rip) : request;
 	}
 	if (request != PTRACE_CONT || !pad_serves(t)) {
 		t->result_wait = RESULT_AT_EXIT;
 		call_times_resumed(t);
-		return PTRACE_SYSCALL;
+		return own_filter_recheck(t, PTRACE_SYSCALL, rip);
 	}
 	slot = region_slot(t->slot);
 	slot->pad[REGION_SLOT_RETURN] = rip;

@@ -30,8 +30,9 @@ void results_interrupted(struct thread *t, uint64_t site, long raw_nr);
 /* The request with which to resume t from the seccomp stop of a call that goes on
  * (rip: where it continues; t->moved_to if the write protocol moved it): the call
  * is sent back through the pad, or followed to its exit stop where the pad cannot
- * serve. */
-int results_resume(struct thread *t, int request, uint64_t rip);
+ * serve. decided_again: the call is to be decided by the program's own filters
+ * after the stop (all but rt_sigreturn, which sets rip itself: own_filter.h). */
+int results_resume(struct thread *t, int request, uint64_t rip, bool decided_again);
 
 /* At each stop of t, before anything else (event: the stop's ptrace event, 0 for
  * a signal or syscall stop): a result the pad left is taken, and a creation that

@@ -39,6 +39,8 @@ struct image {
 	const struct object *exe_object; /* an exec'd image's executable, when known */
 	uint64_t serial;                /* images in the order they began */
 	struct image_times *times;      /* --time: its calls' ticks (call_times.c); NULL */
+	bool own_filter;                /* a filter of the program's may be on its threads:
+	                                   installed, or inherited (own_filter.h) */
 	struct image *prev, *next;      /* the images not written yet */
 };
 
@@ -93,6 +95,12 @@ struct thread {
 	uint64_t left_gate_site;
 	int left_gate_index;
 	uint64_t moved_to;             /* where write_protocol.c moved it at this stop; 0 */
+	/* own_filter.h: a call sent to its exit stop from the pad's address, for the
+	 * program's filter to decide it there: where it returns (0: none); and the
+	 * argument of a filter's installation pointed at the rewritten program */
+	uint64_t recheck_return;
+	bool filter_arg_moved;
+	uint64_t filter_arg;
 	uint64_t call_start;           /* --time: the TSC when its ptraced call was resumed;
 	                                  0: none (call_times.h) */
 	uint64_t intr_start, intr_end; /* --time: the call a signal interrupted with a

@@ -14,22 +14,28 @@
 /* Code for the gate page: syscall; ret. */
 static const unsigned char gate_code[] = { 0x0f, 0x05, 0xc3 };
 
-/* A one-argument syscall made by the gate's instruction. */
-static long gate_syscall(long nr, long arg)
+/* A one-argument syscall made by the `syscall; ret` at the gate page's offset. */
+static long gate_syscall_at(unsigned offset, long nr, long arg)
 {
 	long ret;
 
 	/* step over the red zone before the call pushes its return address */
 	__asm__ volatile("sub $128, %%rsp\n\tcall *%[gate]\n\tadd $128, %%rsp"
 			 : "=a"(ret)
-			 : "a"(nr), "D"(arg), [gate] "r"((void *)SYSTRACE_GATE_ADDR)
+			 : "a"(nr), "D"(arg), [gate] "r"((void *)(SYSTRACE_GATE_ADDR + offset))
 			 : "rcx", "r11", "memory");
 	return ret;
 }
 
+static long gate_syscall(long nr, long arg)
+{
+	return gate_syscall_at(0, nr, arg);
+}
+
 /* In a child with the filter and no tracer, a traced call fails with ENOSYS while
- * the gate's calls go through (even its exit has to), and the set-up's mapping of
- * the gate. Exit code: 0 on success, else
+ * the gate's calls go through (even its exit has to), and so do those of the
+ * instrument gate and the set-up's mapping of the gate, but not those of another
+ * `syscall` in the page. Exit code: 0 on success, else
  * which check failed. */
 static int child_checks(void)
 {
@@ -40,22 +46,28 @@ static int child_checks(void)
 	if (page != (void *)SYSTRACE_GATE_ADDR)
 		return 10;
 	memcpy(page, gate_code, sizeof(gate_code));
+	memcpy((char *)page + SYSTRACE_INSTRUMENT_OFFSET, gate_code, sizeof(gate_code));
+	memcpy((char *)page + 64, gate_code, sizeof(gate_code));
 	if (mprotect(page, 4096, PROT_READ | PROT_EXEC) < 0)
 		return 11;
-	if (filter_install(SYSTRACE_GATE_SYSCALL_IP) < 0)
+	if (filter_install(SYSTRACE_GATE_SYSCALL_IP, SYSTRACE_INSTRUMENT_SYSCALL_IP) < 0)
 		return 12;
 	if (syscall(SYS_getppid) != -1 || errno != ENOSYS)
 		return 1;
 	if (gate_syscall(SYS_getppid, 0) != parent)
 		return 2;
+	if (gate_syscall_at(SYSTRACE_INSTRUMENT_OFFSET, SYS_getppid, 0) != parent)
+		return 4;
+	if (gate_syscall_at(64, SYS_getppid, 0) != -ENOSYS)
+		return 5;
 	/* the set-up's mapping of the gate goes through from anywhere (the kernel says
 	 * the page is there), another mapping of it does not */
 	if (mmap(page, 4096, EXEC_BLOB_GATE_PROT, EXEC_BLOB_GATE_FLAGS, -1, 0) != MAP_FAILED || errno != EEXIST)
-		return 4;
-	if (mmap(page, 4096, PROT_READ, EXEC_BLOB_GATE_FLAGS, -1, 0) != MAP_FAILED || errno != ENOSYS)
-		return 5;
-	if (mmap((char *)page + 4096, 4096, EXEC_BLOB_GATE_PROT, EXEC_BLOB_GATE_FLAGS, -1, 0) != MAP_FAILED || errno != ENOSYS)
 		return 6;
+	if (mmap(page, 4096, PROT_READ, EXEC_BLOB_GATE_FLAGS, -1, 0) != MAP_FAILED || errno != ENOSYS)
+		return 7;
+	if (mmap((char *)page + 4096, 4096, EXEC_BLOB_GATE_PROT, EXEC_BLOB_GATE_FLAGS, -1, 0) != MAP_FAILED || errno != ENOSYS)
+		return 8;
 	gate_syscall(SYS_exit_group, 0);
 	return 3;
 }
@@ -76,7 +88,7 @@ END_TEST
 START_TEST(filter_checks_arch_x32_and_both_halves_of_the_ip)
 {
 	struct sock_filter prog[FILTER_MAX_LEN];
-	unsigned n = filter_build(prog, 0x123456789aULL);
+	unsigned n = filter_build(prog, 0x123456789aULL, 0x123456780aULL);
 	int saw_lo = 0, saw_hi = 0;
 
 	ck_assert_uint_le(n, FILTER_MAX_LEN);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -249,6 +250,7 @@ END_TEST
 static const struct stub_guard guards[] = {
 	{ SYS_arch_prctl, GUARD_SETS_GS },
 	{ SYS_munmap, GUARD_UNMAPS_OWN },
+	{ SYS_prctl, GUARD_SETS_SECCOMP },
 };
 
 /* Calls munmap through fn on [at, at + len) (not page-aligned: EINVAL on either path,
@@ -298,7 +300,7 @@ START_TEST(guarded_numbers)
 	uint64_t stack = (uintptr_t)stack_area;
 
 	rig_guards = guards;
-	rig_nguards = 2;
+	rig_nguards = 3;
 	fn = rig_install(&r, syscall_fn, sizeof(syscall_fn), 9, NULL, 0);
 	fixed_fn = rig_install_at(&fixed, munmap_fn, sizeof(munmap_fn), 5, NULL, 0, 16);
 	rig_guards = NULL;
@@ -315,6 +317,11 @@ START_TEST(guarded_numbers)
 	/* the kernel takes the code as an int: garbage above it still sets gs */
 	ck_assert_int_eq(fn(SYS_arch_prctl, (long)(0xdead000000000000ul | ARCH_SET_GS), (long)&b), 0);
 	ck_assert_uint_eq(site_count(&b, &r), 1);
+	/* prctl stops only to install a seccomp filter (the mode 0 is refused: EINVAL) */
+	ck_assert_int_eq(fn(SYS_prctl, PR_GET_DUMPABLE, 0), prctl(PR_GET_DUMPABLE));
+	ck_assert_uint_eq(site_count(&b, &r), 2);
+	ck_assert_int_eq(fn(SYS_prctl, PR_SET_SECCOMP, 0), -EINVAL); /* slow: not counted */
+	ck_assert_uint_eq(site_count(&b, &r), 2);
 	for (int k = 0; k < 2; k++) {
 		fn3 f = k ? fixed_fn : fn;
 		const struct rig *g = k ? &fixed : &r;
