@@ -3,6 +3,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -227,12 +228,35 @@ static long request(struct thread *t, struct thread *x, long req, const uint64_t
 	}
 }
 
+/* A request to become a tracer that is not emulated and that the kernel refuses
+ * (EPERM): PTRACE_TRACEME (the caller has systrace as its tracer already), or
+ * PTRACE_SEIZE of one of systrace's tracees. Said once, so that the program's
+ * "Operation not permitted" has a reason. */
+static void say_refused(const struct thread *t, long req)
+{
+	static bool said;
+	const char *exe = t->img && t->img->rec.exe ? t->img->rec.exe : "?";
+
+	if (said)
+		return;
+	said = true;
+	fprintf(stderr, "systrace: warning: %s (pid %d) asks to trace a process (ptrace %s), which the kernel "
+			"refuses with EPERM: systrace is the tracer of every process of the command, and emulates "
+			"ptrace only as LeakSanitizer uses it; debuggers and tracers cannot run under systrace "
+			"(README, Limits)\n",
+		exe, (int)tgid_of(t), req == PTRACE_TRACEME ? "PTRACE_TRACEME" : "PTRACE_SEIZE");
+}
+
 static bool on_ptrace(struct thread *t, const uint64_t *args)
 {
 	long req = (long)args[0];
 	pid_t name = (pid_t)args[1];
 	struct thread *x;
 
+	if (req == PTRACE_TRACEME || (req == PTRACE_SEIZE && named(t, name))) {
+		say_refused(t, req);
+		return false; /* the kernel's answer */
+	}
 	if (req == PTRACE_ATTACH) {
 		if (!(x = named(t, name)))
 			return false; /* not systrace's: the kernel decides */
