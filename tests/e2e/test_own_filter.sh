@@ -1,6 +1,6 @@
 #!/bin/sh
 # Programs with seccomp filters of their own (issue 13): tests/programs/own_filter
-# installs one (ERRNO, TRAP to its own SIGSYS handler, TRACE with no tracer of its
+# installs one (ERRNO, TRAP to its own SIGSYS handler, LOG, TRACE with no tracer of its
 # own, KILL_PROCESS, KILL_THREAD, a launcher that kills or refuses the numbers the
 # kernel does not have and execs a dynamically linked, static or i386 program,
 # TSYNC from a thread, two filters stacked, inheritance across fork and exec,
@@ -83,6 +83,7 @@ run_case errno 0 "exit_group=1" "getpriority=100/100 seccomp=1/0" -- errno 100
 run_case errno-prctl 0 "exit_group=1" "getpriority=100/100 prctl=2/0" -- errno-prctl 100
 run_case trap 0 "exit_group=1" "getppid=100/0 rt_sigreturn=100/0" -- trap 100
 # a program's TRACE, with no tracer of its own (strace sets no PTRACE_O_TRACESECCOMP)
+run_case log 0 "exit_group=1" "getpriority=100/0 seccomp=1/0" -- log 100
 run_case trace 0 "exit_group=1" "getpriority=100/100" -- trace 100
 run_case kill-process 159 "read=1 pread64=? clock_nanosleep=?" "getpid=1/0" -- kill-process
 run_case kill-thread 0 "getpid=1 exit_group=1 pread64=? clock_nanosleep=?" "getpid=1/0" -- kill-thread

@@ -337,6 +337,17 @@ int main(int argc, char **argv)
 		launcher(argv + 2, SECCOMP_RET_KILL_PROCESS);
 	} else if (!strcmp(mode, "launcher-errno") && argc > 2) {
 		launcher(argv + 2, SECCOMP_RET_ERRNO | ENOSYS);
+	} else if (!strcmp(mode, "log")) {
+		/* SECCOMP_RET_LOG: allowed (and logged by the kernel's audit) */
+		struct sock_filter code[] = { LOAD_NR, ON(SYS_getpriority, SECCOMP_RET_LOG), ALLOW };
+
+		install(code, sizeof(code) / sizeof(code[0]), 0, 0);
+		for (long i = 0; i < n; i++) {
+			errno = 0;
+			long r = getpriority(PRIO_PROCESS, 0);
+
+			check(r != -1 && errno == 0, "getpriority not allowed under LOG", r);
+		}
 	} else if (!strcmp(mode, "trace")) {
 		struct sock_filter code[] = { LOAD_NR, ON(SYS_getpriority, SECCOMP_RET_TRACE), ALLOW };
 
@@ -368,7 +379,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "notify")) {
 		notified(n);
 	} else {
-		fprintf(stderr, "usage: own_filter errno|errno-prctl|trap|trace|kill-process|kill-thread|tsync|stacked|fork|refused|notify|big N | launcher|launcher-errno PROG [ARG...]\n");
+		fprintf(stderr, "usage: own_filter errno|errno-prctl|trap|log|trace|kill-process|kill-thread|tsync|stacked|fork|refused|notify|big N | launcher|launcher-errno PROG [ARG...]\n");
 		return 2;
 	}
 	return failures ? 1 : 0;
