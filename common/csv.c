@@ -1,5 +1,6 @@
 #include "csv.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 /* A row is written a field at a time for every image of a run: stdio's unlocked
@@ -29,28 +30,36 @@ void csv_str(struct csv_writer *w, const char *s)
 	putc_unlocked('"', w->file);
 }
 
-/* v in base (10 or 16, lower case), after prefix. */
-static void put_number(struct csv_writer *w, const char *prefix, uint64_t v, unsigned base)
+/* v in decimal, or in hex after "0x": the digits built from the end of one buffer
+ * (a division by a constant, not by a variable base) and written with one call. */
+static void put_number(struct csv_writer *w, uint64_t v, bool hex)
 {
-	char digits[24];
-	size_t n = sizeof(digits);
+	char text[24];
+	size_t n = sizeof(text);
 
-	do
-		digits[--n] = "0123456789abcdef"[v % base];
-	while ((v /= base) > 0);
+	if (hex) {
+		do
+			text[--n] = "0123456789abcdef"[v & 15];
+		while ((v >>= 4) > 0);
+		text[--n] = 'x';
+		text[--n] = '0';
+	} else {
+		do
+			text[--n] = (char)('0' + v % 10);
+		while ((v /= 10) > 0);
+	}
 	separate(w);
-	fputs_unlocked(prefix, w->file);
-	fwrite_unlocked(digits + n, 1, sizeof(digits) - n, w->file);
+	fwrite_unlocked(text + n, 1, sizeof(text) - n, w->file);
 }
 
 void csv_u64(struct csv_writer *w, uint64_t v)
 {
-	put_number(w, "", v, 10);
+	put_number(w, v, false);
 }
 
 void csv_hex(struct csv_writer *w, uint64_t v)
 {
-	put_number(w, "0x", v, 16);
+	put_number(w, v, true);
 }
 
 void csv_empty(struct csv_writer *w)
