@@ -54,14 +54,22 @@ static int nr_getaffinity[ABI_COUNT], nr_setaffinity[ABI_COUNT], nr_arch_prctl;
 
 static void resume(pid_t tid, int request, int sig)
 {
-	struct thread *t;
+	struct thread *t = thread_find(tid);
 
+	/* where the write protocol moved the thread at this stop is its call's return
+	 * address only for results_resume, which took it already: at any other stop
+	 * (an interrupt's, a signal's) it was a place to resume at, no return address,
+	 * and kept it would send the thread's next ptraced call back there through the
+	 * pad (the stub's own syscall made again, or a restart rewound twice: a crash
+	 * of blocked_threads in 1 run of 50) */
+	if (t)
+		t->moved_to = 0;
 	/* a call whose log entry waits for its result is followed to its exit stop,
 	 * whatever stops (a clone's event, a restart) come before it */
-	if (request == PTRACE_CONT && syscall_log_on() && (t = thread_find(tid)) && t->log_is_waiting)
+	if (request == PTRACE_CONT && syscall_log_on() && t && t->log_is_waiting)
 		request = PTRACE_SYSCALL;
 	/* and one decided from the pad's address, whose registers go back there */
-	if (request == PTRACE_CONT && (t = thread_find(tid)) && t->recheck_return)
+	if (request == PTRACE_CONT && t && t->recheck_return)
 		request = PTRACE_SYSCALL;
 	/* ESRCH: killed (SIGKILL) while stopped; its death report follows */
 	ptrace(request, tid, 0, sig);
