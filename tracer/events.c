@@ -30,6 +30,7 @@
 #include "results.h"
 #include "signal_fixups.h"
 #include "signals.h"
+#include "site_reuse.h"
 #include "stops.h"
 #include "syscall_log.h"
 #include "tasks.h"
@@ -244,10 +245,14 @@ static void on_seccomp(struct thread *t)
 			if (img->unnamed_sites)
 				image_name_sites(img, t->tid, NULL);
 			patching_on_munmap(t, info.seccomp.args[0], info.seccomp.args[1]);
+			site_reuse_on_munmap(t, info.seccomp.args[0], info.seccomp.args[1]);
 		} else if (idx == nr_arch_prctl) {
 			library_on_arch_prctl(t, info.seccomp.args[0]);
 		}
 		note_clone_flags(t, abi, idx, info.seccomp.args);
+		/* at its own syscall instruction, not a stub's: whose code it is now */
+		if (site == back - 2)
+			site_reuse_on_trap(t, site);
 		s = count_ptraced(img, idx, site);
 		if (idx == nr_rt_sigreturn)
 			results_of_sigreturn(t, idx, site, info.stack_pointer);

@@ -59,7 +59,7 @@
 /* The call's result, and under --time its end (a TSC; 0: not known). */
 static void resolve(struct thread *t, int64_t ret, uint64_t end)
 {
-	count_result(t->img, site_table_find(&t->img->sites, t->result_site), t->result_index, ret);
+	count_result(t->img, image_site(t->img, t->result_site, false), t->result_index, ret);
 	call_times_returned(t, t->result_index, t->result_site, end);
 	t->result_wait = RESULT_NONE;
 	t->entry_seen = false;
@@ -109,7 +109,7 @@ void results_of_sigreturn(struct thread *t, int idx, uint64_t site, uint64_t sta
 	t->result_wait = RESULT_NONE;
 	t->entry_seen = false; /* back in the program's code, without a stop */
 	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) == 8)
-		count_result(t->img, site_table_find(&t->img->sites, site), idx, rax);
+		count_result(t->img, image_site(t->img, site, false), idx, rax);
 }
 
 void results_interrupted(struct thread *t, uint64_t site, long raw_nr)
@@ -128,7 +128,7 @@ void results_interrupted(struct thread *t, uint64_t site, long raw_nr)
 	/* an in-process call's site may have no record yet: its calls come at the
 	 * slot's reading */
 	if (idx >= 0)
-		count_errors(t->img, site_table_get(&t->img->sites, site), idx, 1);
+		count_errors(t->img, image_site(t->img, site, true), idx, 1);
 	call_times_interrupted(t, idx, site);
 }
 

@@ -111,7 +111,7 @@ struct thread {
 	bool log_is_waiting;
 	/* in-process entries taken from its buffer before their result came (a handler's
 	 * call emptied it meanwhile): the entry's number in the file, by seq, and its site */
-	struct log_unanswered { uint64_t seq, number, site; struct log_entry entry; } log_unanswered[4];
+	struct log_unanswered { uint64_t seq, number, site; uint32_t gen; struct log_entry entry; } log_unanswered[4];
 	unsigned nlog_unanswered;
 	/* A traced program's own ptrace of this thread (LeakSanitizer stopping the world),
 	 * emulated by nested_ptrace.c: who attached it, the tid as that one named it,
