@@ -327,7 +327,10 @@ static void on_syscall_exit(struct thread *t, bool interrupted)
 		}
 	}
 	if (known && info.op == PTRACE_SYSCALL_INFO_EXIT) {
-		results_on_exit(t, info.exit.rval);
+		/* a call taken out of the log routine: its entry has the result, and
+		 * counts its error */
+		results_on_exit(t, info.exit.rval,
+				restart_is_code(info.exit.rval) || !syscall_log_answer_left(t, info.exit.rval));
 		if (!restart_is_code(info.exit.rval))
 			syscall_log_result(t, info.exit.rval);
 		/* a failed execve (a successful one was counted at its exec event);

@@ -57,9 +57,10 @@
 #include "tsc_clock.h"
 
 /* The call's result, and under --time its end (a TSC; 0: not known). */
-static void resolve(struct thread *t, int64_t ret, uint64_t end)
+static void resolve(struct thread *t, int64_t ret, uint64_t end, bool count)
 {
-	count_result(t->img, image_site(t->img, t->result_site, false), t->result_index, ret);
+	if (count)
+		count_result(t->img, image_site(t->img, t->result_site, false), t->result_index, ret);
 	call_times_returned(t, t->result_index, t->result_site, end);
 	t->result_wait = RESULT_NONE;
 	t->entry_seen = false;
@@ -177,7 +178,7 @@ void results_on_stop(struct thread *t, int event)
 	case RESULT_AT_PAD:
 		ret = region_slot(t->slot)->pad[REGION_SLOT_RESULT];
 		if (ret != REGION_RESULT_NONE)
-			resolve(t, (int64_t)ret, pad_end(t));
+			resolve(t, (int64_t)ret, pad_end(t), true);
 		break;
 	case RESULT_BY_EVENT:
 		if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK || event == PTRACE_EVENT_CLONE) {
@@ -186,7 +187,7 @@ void results_on_stop(struct thread *t, int event)
 		} else if (event == PTRACE_EVENT_SECCOMP) {
 			/* no child: the call failed, and the thread went on, for how long
 			 * is not known */
-			resolve(t, -1, 0);
+			resolve(t, -1, 0, true);
 		}
 		else if (event == PTRACE_EVENT_EXIT)
 			t->result_wait = RESULT_NONE; /* killed inside: no result */
@@ -196,10 +197,10 @@ void results_on_stop(struct thread *t, int event)
 	}
 }
 
-void results_on_exit(struct thread *t, int64_t ret)
+void results_on_exit(struct thread *t, int64_t ret, bool count)
 {
 	if ((t->result_wait == RESULT_AT_EXIT || t->result_wait == RESULT_BY_EVENT) && !restart_is_code(ret))
-		resolve(t, ret, call_times_now());
+		resolve(t, ret, call_times_now(), count);
 }
 
 uint64_t *results_pad_return(const struct thread *t, uint64_t rip)
@@ -231,7 +232,7 @@ bool results_leave_pad(struct thread *t, struct user_regs_struct *regs)
 	returned = !restart_is_code((long)regs->rax);
 	/* a creation that stopped without its event: failed, unless it is entered again */
 	if (t->result_wait == RESULT_BY_EVENT && returned && (long)regs->orig_rax >= 0)
-		resolve(t, (int64_t)regs->rax, call_times_now());
+		resolve(t, (int64_t)regs->rax, call_times_now(), true);
 	if (!back)
 		return false;
 	if (regs->rip == GATE_AT(gate_pad_syscall) || regs->rip == GATE_AT(gate_time_pad_syscall)) {
@@ -240,7 +241,7 @@ bool results_leave_pad(struct thread *t, struct user_regs_struct *regs)
 		return true;
 	}
 	if (t->result_wait == RESULT_AT_PAD && returned)
-		resolve(t, (int64_t)regs->rax, regs->rip >= GATE_AT(gate_time_pad_stamped) ? pad_end(t) : call_times_now());
+		resolve(t, (int64_t)regs->rax, regs->rip >= GATE_AT(gate_time_pad_stamped) ? pad_end(t) : call_times_now(), true);
 	regs->rip = *back;
 	return true;
 }

@@ -266,22 +266,38 @@ void syscall_log_drain(struct thread *t)
 	stats.tracer_ns += monotonic_ns() - began;
 }
 
-void syscall_log_set_result(struct thread *t, uint64_t mark, int64_t ret)
+bool syscall_log_set_result(struct thread *t, uint64_t mark, int64_t ret)
 {
 	struct region_log *log;
 	struct region_log_entry *r;
+	bool waited = false;
 
 	if (fd < 0 || t->slot < 0)
-		return;
+		return false;
 	log = region_log(t->slot);
 	r = &log->entries[mark % REGION_LOG_ENTRIES];
 	if (r->mark != mark)
-		return;
+		return false;
 	r->ret = ret;
 	r->has_ret = 1;
+	if ((mark & ~REGION_LOG_MARK) >= log->tail)
+		return true; /* counted when the buffer is drained */
 	/* taken already: into the file now, before later entries take its place */
-	if ((mark & ~REGION_LOG_MARK) < log->tail)
-		answer_late(t, log);
+	for (unsigned i = 0; i < t->nlog_unanswered; i++)
+		waited |= t->log_unanswered[i].seq == (mark & ~REGION_LOG_MARK);
+	answer_late(t, log);
+	return waited;
+}
+
+bool syscall_log_answer_left(struct thread *t, int64_t ret)
+{
+	uint64_t mark = t->log_left_mark;
+
+	/* (not a call the tracer logged itself: a handler's own, at any site) */
+	if (!mark || t->log_is_waiting || t->result_wait != RESULT_AT_EXIT || t->result_site != t->log_left_site)
+		return false;
+	t->log_left_mark = 0;
+	return syscall_log_set_result(t, mark, ret);
 }
 
 bool syscall_log_unmark(struct thread *t, uint64_t mark)

@@ -113,6 +113,9 @@ struct thread {
 	 * call emptied it meanwhile): the entry's number in the file, by seq, and its site */
 	struct log_unanswered { uint64_t seq, number, site; uint32_t gen; struct log_entry entry; } log_unanswered[4];
 	unsigned nlog_unanswered;
+	/* the mark of its in-process entry whose call a signal took out of the log
+	 * routine before it returned, and the call's site (signal_fixups.c); 0: none */
+	uint64_t log_left_mark, log_left_site;
 	/* A traced program's own ptrace of this thread (LeakSanitizer stopping the world),
 	 * emulated by nested_ptrace.c: who attached it, the tid as that one named it,
 	 * and systrace's own stop of it, kept while the program has it stopped */
