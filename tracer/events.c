@@ -204,6 +204,7 @@ static void on_seccomp(struct thread *t)
 	site = as_site_of(img->as, back - 2);
 	if (library_is_control((long)info.seccomp.nr, info.seccomp.args)) {
 		count_stop(img, STOP_OTHER); /* before READY is answered: early */
+		t->entry_seen = false; /* not the program's call: none to count if killed */
 		library_on_control(t, site, info.seccomp.args);
 		resume(t->tid, PTRACE_CONT, 0);
 		return;
@@ -305,6 +306,7 @@ static void count_exec(struct thread *t, int64_t ret)
 	if (img->hidden && ret < 0)
 		result->root_exec_errno = (int)-ret;
 	t->exec_index = -1;
+	t->entry_seen = false; /* its next stop is another call's */
 }
 
 /* The exit of the calls resumed with PTRACE_SYSCALL: execve, and the affinity calls. */

@@ -184,6 +184,7 @@ void results_on_stop(struct thread *t, int event)
 		if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK || event == PTRACE_EVENT_CLONE) {
 			call_times_returned(t, t->result_index, t->result_site, call_times_now());
 			t->result_wait = RESULT_NONE;
+			t->entry_seen = false; /* it returns from the call without a stop */
 		} else if (event == PTRACE_EVENT_SECCOMP) {
 			/* no child: the call failed, and the thread went on, for how long
 			 * is not known */

@@ -73,9 +73,10 @@ struct thread {
 	} restart_cause;
 	uint64_t restart_site;
 	long restart_nr;
-	/* Its last seccomp stop was seen, and it may still be in that call (results.c
-	 * clears it once the call's end is known): at its exit event, a call it is
-	 * in is then not one whose stop went unseen (events.c, count_unseen_entry). */
+	/* Its last seccomp stop was seen, and it may still be in that call (cleared
+	 * once the call's end is known: its result, its creation event, its exec, a
+	 * control call answered): at its exit event, a call it is in is then not one
+	 * whose stop went unseen (events.c, count_unseen_entry). */
 	bool entry_seen;
 	/* A ptraced call whose result is still to come, for its error (results.h) */
 	enum result_wait {
