@@ -175,6 +175,21 @@ static int affinity_resume(struct thread *t, enum syscall_abi abi, int idx, cons
 	return PTRACE_CONT;
 }
 
+/* Whether a seccomp status's stop is over (got: what PTRACE_GET_SYSCALL_INFO
+ * returned, its errno read at once). SIGKILL takes a thread out of any stop: killed
+ * (another thread's exit_group, often while its status waited among the held ones)
+ * it runs to its exit stop, whose event, reported next or held already, counts the
+ * call it was entering (count_unseen_entry). A PTRACE_CONT now would let it out of
+ * that exit stop before its event is seen: the call lost, its exit unseen. */
+static bool seccomp_stop_gone(pid_t tid, long got, int err)
+{
+	siginfo_t si;
+
+	if (got < 0)
+		return err == ESRCH; /* running: not stopped any more */
+	return ptrace(PTRACE_GETSIGINFO, tid, 0, &si) < 0 || si.si_code == (SIGTRAP | (PTRACE_EVENT_EXIT << 8));
+}
+
 static void on_seccomp(struct thread *t)
 {
 	struct __ptrace_syscall_info info = { 0 }; /* zeroed: valgrind does not know this request writes it */
@@ -185,12 +200,15 @@ static void on_seccomp(struct thread *t)
 	uint64_t site, back;
 	enum restart_cause cause;
 	bool repeat, reissued;
-	int idx, request;
+	int idx, request, err;
+	long got;
 
-	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) <= 0
-	    || info.op != PTRACE_SYSCALL_INFO_SECCOMP) {
+	got = ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info);
+	err = errno;
+	if (got <= 0 || info.op != PTRACE_SYSCALL_INFO_SECCOMP) {
 		count_stop(img, STOP_OTHER);
-		resume(t->tid, PTRACE_CONT, 0);
+		if (!seccomp_stop_gone(t->tid, got, err))
+			resume(t->tid, PTRACE_CONT, 0);
 		return;
 	}
 	t->entry_seen = true;
