@@ -42,6 +42,7 @@
  * its event came before the caller's next stop. */
 #include "results.h"
 
+#include <errno.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -117,6 +118,8 @@ void results_interrupted(struct thread *t, uint64_t site, long raw_nr)
 {
 	int idx = syscall_index(ABI_X86_64, raw_nr);
 	bool ptraced = (t->result_wait == RESULT_AT_PAD || t->result_wait == RESULT_AT_EXIT) && t->result_site == site;
+	uint64_t mark = t->log_left_site == site ? t->log_left_mark : 0;
+	bool logged;
 
 	/* restart_syscall, which the kernel enters in place of a call a stop left
 	 * (a sleep, a futex wait with a timeout), stands for that call: the error is
@@ -126,9 +129,13 @@ void results_interrupted(struct thread *t, uint64_t site, long raw_nr)
 	t->left_gate_site = 0;
 	if (ptraced)
 		t->result_wait = RESULT_NONE;
+	/* a call taken out of the log routine: its entry gets EINTR, and counts it
+	 * (no restart will answer it: syscall_log_answer_left) */
+	t->log_left_mark = 0;
+	logged = mark && !ptraced && syscall_log_set_result(t, mark, -EINTR);
 	/* an in-process call's site may have no record yet: its calls come at the
 	 * slot's reading */
-	if (idx >= 0)
+	if (idx >= 0 && !logged)
 		count_errors(t->img, image_site(t->img, site, true), idx, 1);
 	call_times_interrupted(t, idx, site);
 }
