@@ -29,6 +29,12 @@ enum site_state {
 
 struct site_record {
 	uint64_t addr;          /* of the syscall instruction */
+	/* The code at an address can be replaced (a dlclose, another object mapped
+	 * there): each object's site there is a record of its own, gen 0, 1, ... in the
+	 * order they ran; a memory's record of an object no longer there is retired
+	 * (found by address no more, kept for the counts its stub still holds) */
+	uint32_t gen;
+	bool retired;
 	int syscall;            /* counter index, or SITE_SYSCALL_VARIES */
 	uint64_t ptraced, inprocess;
 	uint64_t errors;        /* of its calls, those that returned -4095..-1 */

@@ -18,11 +18,18 @@ struct site_table {
 	size_t nslots;    /* a power of two */
 };
 
-/* The record of addr, added (zeroed, syscall SITE_SYSCALL_UNSET) if new. The pointer
- * is valid until the next call. */
+/* The record of addr (not a retired one), added (zeroed, syscall SITE_SYSCALL_UNSET,
+ * the generation after those retired) if new. The pointer is valid until the next
+ * call. */
 struct site_record *site_table_get(struct site_table *t, uint64_t addr);
-/* The record of addr, or NULL if the table has none. */
+/* The record of addr (not a retired one), or NULL if the table has none. */
 struct site_record *site_table_find(const struct site_table *t, uint64_t addr);
+/* The same for the record of addr in generation gen, retired or not. */
+struct site_record *site_table_get_gen(struct site_table *t, uint64_t addr, uint32_t gen);
+struct site_record *site_table_find_gen(const struct site_table *t, uint64_t addr, uint32_t gen);
+/* Retires s (its code is gone): the next get of its address adds the record of the
+ * next generation. */
+void site_table_retire(struct site_record *s);
 /* Notes one call of syscall index idx at a site: a site that sees two numbers varies. */
 void site_note_syscall(struct site_record *s, int idx);
 /* A copy of from in to (empty before): records and index, in one copy each; for a

@@ -49,6 +49,8 @@ struct patch {
 	int counter;               /* written or stale: its counter's index in the slot */
 	uint64_t cost_ns;          /* what writing it cost this memory */
 	uint64_t patched_ns;       /* when it was written (CLOCK_MONOTONIC) */
+	bool unmapped;             /* a munmap the tracer saw covered it: its next trap
+	                              asks which object is there (site_reuse.h) */
 };
 
 /* Written or stale: a stub with a counter exists (in-process calls were counted). */

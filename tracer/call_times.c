@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "counting.h"
 #include "gate.h"
 #include "procfs.h"
 #include "restarts.h"
@@ -89,7 +90,7 @@ void call_times_returned(struct thread *t, int idx, uint64_t site, uint64_t end)
 	/* a call the kernel made again at a stub's traced syscall after a handler
 	 * took it out of the gate: its site may have had in-process calls only,
 	 * and no record yet (as in call_times_interrupted) */
-	add_call(t, idx, site_table_get(&t->img->sites, site), start, end);
+	add_call(t, idx, image_site(t->img, site, true), start, end);
 	stats.ptraced_timed++;
 }
 
@@ -116,7 +117,7 @@ void call_times_interrupted(struct thread *t, int idx, uint64_t site)
 {
 	if (on && t->intr_start && t->intr_end && idx >= 0) {
 		/* an in-process call's site may have no record yet (results_interrupted) */
-		add_call(t, idx, site_table_get(&t->img->sites, site), t->intr_start, t->intr_end);
+		add_call(t, idx, image_site(t->img, site, true), t->intr_start, t->intr_end);
 		stats.interrupted++;
 	}
 	t->intr_start = t->intr_end = 0;
@@ -149,7 +150,7 @@ void call_times_take_slot(struct thread *t)
 		if (!patch_has_counter(p) || !rt->site_ticks[p->counter])
 			continue;
 		/* its calls were counted first (library.c), so it has a record */
-		if ((s = site_table_get(&img->sites, as->sites.sites[i].addr)))
+		if ((s = image_site_of(img, &as->sites.sites[i], true)))
 			s->time_ticks += rt->site_ticks[p->counter];
 	}
 	for (int nr = 0; nr < REGION_NRS; nr++) {

@@ -1,8 +1,22 @@
 #include "counting.h"
 
+struct site_record *image_site(struct image *img, uint64_t addr, bool add)
+{
+	const struct site_record *now = img->as ? site_table_find(&img->as->sites, addr) : NULL;
+	uint32_t gen = now ? now->gen : 0;
+
+	return add ? site_table_get_gen(&img->sites, addr, gen) : site_table_find_gen(&img->sites, addr, gen);
+}
+
+struct site_record *image_site_of(struct image *img, const struct site_record *from, bool add)
+{
+	return add ? site_table_get_gen(&img->sites, from->addr, from->gen)
+		   : site_table_find_gen(&img->sites, from->addr, from->gen);
+}
+
 struct site_record *count_ptraced(struct image *img, int idx, uint64_t addr)
 {
-	struct site_record *s = site_table_get(&img->sites, addr);
+	struct site_record *s = image_site(img, addr, true);
 
 	if (s->syscall == SITE_SYSCALL_UNSET && !s->named)
 		img->unnamed_sites++;
@@ -18,7 +32,7 @@ struct site_record *count_ptraced(struct image *img, int idx, uint64_t addr)
 void count_inprocess(struct image *img, const struct site_record *from, uint64_t calls, int idx)
 {
 	if (from) {
-		struct site_record *s = site_table_get(&img->sites, from->addr);
+		struct site_record *s = image_site_of(img, from, true);
 
 		if (!s->named) {
 			if (s->syscall != SITE_SYSCALL_UNSET)

@@ -5,10 +5,16 @@
 #ifndef SYSTRACE_COUNTING_H
 #define SYSTRACE_COUNTING_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "tasks.h"
 
+/* The image's record of the site at addr, of the object mapped there now: the
+ * generation of its memory's record (site_reuse.h); added if add. */
+struct site_record *image_site(struct image *img, uint64_t addr, bool add);
+/* The image's record of its memory's record from (of from's generation). */
+struct site_record *image_site_of(struct image *img, const struct site_record *from, bool add);
 /* One ptraced call of syscall index idx at the site at addr; its record. */
 struct site_record *count_ptraced(struct image *img, int idx, uint64_t addr);
 /* calls in-process calls at the site `from` of the image's memory (NULL: the site is

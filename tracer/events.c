@@ -31,6 +31,7 @@
 #include "results.h"
 #include "signal_fixups.h"
 #include "signals.h"
+#include "site_reuse.h"
 #include "stops.h"
 #include "syscall_log.h"
 #include "tasks.h"
@@ -186,6 +187,21 @@ static int affinity_resume(struct thread *t, enum syscall_abi abi, int idx, cons
 	return PTRACE_CONT;
 }
 
+/* Whether a seccomp status's stop is over (got: what PTRACE_GET_SYSCALL_INFO
+ * returned, its errno read at once). SIGKILL takes a thread out of any stop: killed
+ * (another thread's exit_group, often while its status waited among the held ones)
+ * it runs to its exit stop, whose event, reported next or held already, counts the
+ * call it was entering (count_unseen_entry). A PTRACE_CONT now would let it out of
+ * that exit stop before its event is seen: the call lost, its exit unseen. */
+static bool seccomp_stop_gone(pid_t tid, long got, int err)
+{
+	siginfo_t si;
+
+	if (got < 0)
+		return err == ESRCH; /* running: not stopped any more */
+	return ptrace(PTRACE_GETSIGINFO, tid, 0, &si) < 0 || si.si_code == (SIGTRAP | (PTRACE_EVENT_EXIT << 8));
+}
+
 static void on_seccomp(struct thread *t)
 {
 	struct __ptrace_syscall_info info = { 0 }; /* zeroed: valgrind does not know this request writes it */
@@ -196,12 +212,15 @@ static void on_seccomp(struct thread *t)
 	uint64_t site, back;
 	enum restart_cause cause;
 	bool repeat, reissued;
-	int idx, request;
+	int idx, request, err;
+	long got;
 
-	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info) <= 0
-	    || info.op != PTRACE_SYSCALL_INFO_SECCOMP) {
+	got = ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(info), &info);
+	err = errno;
+	if (got <= 0 || info.op != PTRACE_SYSCALL_INFO_SECCOMP) {
 		count_stop(img, STOP_OTHER);
-		resume(t->tid, PTRACE_CONT, 0);
+		if (!seccomp_stop_gone(t->tid, got, err))
+			resume(t->tid, PTRACE_CONT, 0);
 		return;
 	}
 	t->entry_seen = true;
@@ -215,6 +234,7 @@ static void on_seccomp(struct thread *t)
 	site = as_site_of(img->as, back - 2);
 	if (library_is_control((long)info.seccomp.nr, info.seccomp.args)) {
 		count_stop(img, STOP_OTHER); /* before READY is answered: early */
+		t->entry_seen = false; /* not the program's call: none to count if killed */
 		library_on_control(t, site, info.seccomp.args);
 		resume(t->tid, PTRACE_CONT, 0);
 		return;
@@ -256,12 +276,16 @@ static void on_seccomp(struct thread *t)
 			if (img->unnamed_sites)
 				image_name_sites(img, t->tid, NULL);
 			patching_on_munmap(t, info.seccomp.args[0], info.seccomp.args[1]);
+			site_reuse_on_munmap(t, info.seccomp.args[0], info.seccomp.args[1]);
 		} else if (idx == nr_arch_prctl) {
 			library_on_arch_prctl(t, info.seccomp.args[0]);
 		} else if (abi == ABI_X86_64) {
 			own_filter_on_call(t, (long)info.seccomp.nr, info.seccomp.args);
 		}
 		note_clone_flags(t, abi, idx, info.seccomp.args);
+		/* at its own syscall instruction, not a stub's: whose code it is now */
+		if (site == back - 2)
+			site_reuse_on_trap(t, site);
 		s = count_ptraced(img, idx, site);
 		if (idx == nr_rt_sigreturn)
 			results_of_sigreturn(t, idx, site, info.stack_pointer);
@@ -314,6 +338,7 @@ static void count_exec(struct thread *t, int64_t ret)
 	if (img->hidden && ret < 0)
 		result->root_exec_errno = (int)-ret;
 	t->exec_index = -1;
+	t->entry_seen = false; /* its next stop is another call's */
 }
 
 /* The exit of the calls resumed with PTRACE_SYSCALL: execve, and the affinity calls. */
@@ -339,7 +364,10 @@ static void on_syscall_exit(struct thread *t, bool interrupted)
 		}
 	}
 	if (known && info.op == PTRACE_SYSCALL_INFO_EXIT) {
-		results_on_exit(t, info.exit.rval);
+		/* a call taken out of the log routine: its entry has the result, and
+		 * counts its error */
+		results_on_exit(t, info.exit.rval,
+				restart_is_code(info.exit.rval) || !syscall_log_answer_left(t, info.exit.rval));
 		if (!restart_is_code(info.exit.rval))
 			syscall_log_result(t, info.exit.rval);
 		/* a failed execve (a successful one was counted at its exec event);

@@ -5,6 +5,7 @@
 #include <sys/uio.h>
 
 #include "byte_runs.h"
+#include "counting.h"
 #include "objects.h"
 #include "patch_build.h"
 #include "proc_maps.h"
@@ -296,7 +297,7 @@ void known_sites_note_image(struct image *img)
 
 		if (!p->object)
 			continue;
-		s = site_table_find(&img->sites, as->sites.sites[i].addr);
+		s = image_site_of(img, &as->sites.sites[i], false);
 		ran = s && s->ptraced + s->inprocess > 0;
 		history_note(img->serial, img->exe_object, p->object, p->known, ran);
 		batch = patch_has_counter(p) && p->origin == PATCH_IN_BATCH;

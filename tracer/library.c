@@ -153,7 +153,7 @@ static void take_counts(struct thread *t, bool again)
 			continue;
 		count_inprocess(img, from, slot->site_calls[p->counter], from->syscall);
 		if (errors && slot->site_errors[p->counter])
-			count_errors(img, site_table_get(&img->sites, from->addr), from->syscall,
+			count_errors(img, image_site_of(img, from, true), from->syscall,
 				     slot->site_errors[p->counter]);
 	}
 	/* the sites whose number varies: their calls per number */
@@ -236,7 +236,7 @@ static void account_patches(struct image *img, const struct addr_space *as)
 {
 	for (size_t i = 0; i < as->sites.n; i++) {
 		const struct patch *p = &as->patches[i];
-		struct site_record *s = site_table_find(&img->sites, as->sites.sites[i].addr);
+		struct site_record *s = image_site_of(img, &as->sites.sites[i], false);
 
 		if (!patch_has_counter(p) || p->origin == PATCH_INHERITED)
 			continue;
@@ -263,7 +263,7 @@ void library_image_complete(struct image *img)
 	/* the state of every site the image trapped at */
 	for (size_t i = 0; i < img->sites.n; i++) {
 		struct site_record *s = &img->sites.sites[i];
-		const struct site_record *in_as = as ? site_table_find(&as->sites, s->addr) : NULL;
+		const struct site_record *in_as = as ? site_table_find_gen(&as->sites, s->addr, s->gen) : NULL;
 		const struct patch *p = in_as ? &as->patches[in_as - as->sites.sites] : NULL;
 
 		/* an image whose path never came up: only what was patched at exec

@@ -265,6 +265,18 @@ static const struct code_scan *scan_of(pid_t tid, const struct map_entry *e, str
 	return o->scanned == SCAN_DONE ? &o->scan : NULL;
 }
 
+bool objects_at(pid_t tid, uint64_t addr, const struct object **o)
+{
+	const struct map_entry *e;
+
+	if (!objects_begin(tid))
+		return false;
+	e = proc_maps_find(&maps, addr);
+	*o = e && e->path[0] == '/' ? object_of(tid, e) : NULL;
+	objects_end();
+	return true;
+}
+
 const char *objects_code_of(pid_t tid, struct site_record *s, struct code_object *code)
 {
 	const char *reason = NULL;

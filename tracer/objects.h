@@ -21,6 +21,10 @@ void objects_name_site(pid_t tid, struct site_record *s);
 void objects_end(void);
 struct object;
 
+/* The object mapped executable at addr in tid's memory (NULL: none, or not a file's);
+ * false if tid is gone. */
+bool objects_at(pid_t tid, uint64_t addr, const struct object **o);
+
 /* What patching needs of the object a code address lies in. */
 struct code_object {
 	uint64_t bias;                 /* runtime address minus ELF address */

@@ -45,6 +45,7 @@
  * its event came before the caller's next stop. */
 #include "results.h"
 
+#include <errno.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -61,9 +62,10 @@
 #include "tsc_clock.h"
 
 /* The call's result, and under --time its end (a TSC; 0: not known). */
-static void resolve(struct thread *t, int64_t ret, uint64_t end)
+static void resolve(struct thread *t, int64_t ret, uint64_t end, bool count)
 {
-	count_result(t->img, site_table_find(&t->img->sites, t->result_site), t->result_index, ret);
+	if (count)
+		count_result(t->img, image_site(t->img, t->result_site, false), t->result_index, ret);
 	call_times_returned(t, t->result_index, t->result_site, end);
 	t->result_wait = RESULT_NONE;
 	t->entry_seen = false;
@@ -113,13 +115,15 @@ void results_of_sigreturn(struct thread *t, int idx, uint64_t site, uint64_t sta
 	t->result_wait = RESULT_NONE;
 	t->entry_seen = false; /* back in the program's code, without a stop */
 	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) == 8)
-		count_result(t->img, site_table_find(&t->img->sites, site), idx, rax);
+		count_result(t->img, image_site(t->img, site, false), idx, rax);
 }
 
 void results_interrupted(struct thread *t, uint64_t site, long raw_nr)
 {
 	int idx = syscall_index(ABI_X86_64, raw_nr);
 	bool ptraced = (t->result_wait == RESULT_AT_PAD || t->result_wait == RESULT_AT_EXIT) && t->result_site == site;
+	uint64_t mark = t->log_left_site == site ? t->log_left_mark : 0;
+	bool logged;
 
 	/* restart_syscall, which the kernel enters in place of a call a stop left
 	 * (a sleep, a futex wait with a timeout), stands for that call: the error is
@@ -129,10 +133,14 @@ void results_interrupted(struct thread *t, uint64_t site, long raw_nr)
 	t->left_gate_site = 0;
 	if (ptraced)
 		t->result_wait = RESULT_NONE;
+	/* a call taken out of the log routine: its entry gets EINTR, and counts it
+	 * (no restart will answer it: syscall_log_answer_left) */
+	t->log_left_mark = 0;
+	logged = mark && !ptraced && syscall_log_set_result(t, mark, -EINTR);
 	/* an in-process call's site may have no record yet: its calls come at the
 	 * slot's reading */
-	if (idx >= 0)
-		count_errors(t->img, site_table_get(&t->img->sites, site), idx, 1);
+	if (idx >= 0 && !logged)
+		count_errors(t->img, image_site(t->img, site, true), idx, 1);
 	call_times_interrupted(t, idx, site);
 }
 
@@ -181,16 +189,17 @@ void results_on_stop(struct thread *t, int event)
 	case RESULT_AT_PAD:
 		ret = region_slot(t->slot)->pad[REGION_SLOT_RESULT];
 		if (ret != REGION_RESULT_NONE)
-			resolve(t, (int64_t)ret, pad_end(t));
+			resolve(t, (int64_t)ret, pad_end(t), true);
 		break;
 	case RESULT_BY_EVENT:
 		if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK || event == PTRACE_EVENT_CLONE) {
 			call_times_returned(t, t->result_index, t->result_site, call_times_now());
 			t->result_wait = RESULT_NONE;
+			t->entry_seen = false; /* it returns from the call without a stop */
 		} else if (event == PTRACE_EVENT_SECCOMP) {
 			/* no child: the call failed, and the thread went on, for how long
 			 * is not known */
-			resolve(t, -1, 0);
+			resolve(t, -1, 0, true);
 		}
 		else if (event == PTRACE_EVENT_EXIT)
 			t->result_wait = RESULT_NONE; /* killed inside: no result */
@@ -200,10 +209,10 @@ void results_on_stop(struct thread *t, int event)
 	}
 }
 
-void results_on_exit(struct thread *t, int64_t ret)
+void results_on_exit(struct thread *t, int64_t ret, bool count)
 {
 	if ((t->result_wait == RESULT_AT_EXIT || t->result_wait == RESULT_BY_EVENT) && !restart_is_code(ret))
-		resolve(t, ret, call_times_now());
+		resolve(t, ret, call_times_now(), count);
 }
 
 uint64_t *results_pad_return(const struct thread *t, uint64_t rip)
@@ -235,7 +244,7 @@ bool results_leave_pad(struct thread *t, struct user_regs_struct *regs)
 	returned = !restart_is_code((long)regs->rax);
 	/* a creation that stopped without its event: failed, unless it is entered again */
 	if (t->result_wait == RESULT_BY_EVENT && returned && (long)regs->orig_rax >= 0)
-		resolve(t, (int64_t)regs->rax, call_times_now());
+		resolve(t, (int64_t)regs->rax, call_times_now(), true);
 	if (!back)
 		return false;
 	if (regs->rip == GATE_AT(gate_pad_syscall) || regs->rip == GATE_AT(gate_time_pad_syscall)) {
@@ -244,7 +253,7 @@ bool results_leave_pad(struct thread *t, struct user_regs_struct *regs)
 		return true;
 	}
 	if (t->result_wait == RESULT_AT_PAD && returned)
-		resolve(t, (int64_t)regs->rax, regs->rip >= GATE_AT(gate_time_pad_stamped) ? pad_end(t) : call_times_now());
+		resolve(t, (int64_t)regs->rax, regs->rip >= GATE_AT(gate_time_pad_stamped) ? pad_end(t) : call_times_now(), true);
 	regs->rip = *back;
 	return true;
 }

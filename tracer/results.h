@@ -38,8 +38,9 @@ int results_resume(struct thread *t, int request, uint64_t rip, bool decided_aga
  * a signal or syscall stop): a result the pad left is taken, and a creation that
  * did not report is counted failed. */
 void results_on_stop(struct thread *t, int event);
-/* At t's syscall exit stop. */
-void results_on_exit(struct thread *t, int64_t ret);
+/* At t's syscall exit stop; count: its error is counted here (not when its log
+ * entry has it: syscall_log_answer_left). */
+void results_on_exit(struct thread *t, int64_t ret, bool count);
 /* At a signal-delivery, group or interrupt stop, with t's registers: a thread in
  * the pad is put where the call itself would have left it (rip after its syscall,
  * its result taken unless the kernel will enter the call again); true if regs

@@ -94,7 +94,7 @@ static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs
 		back = timed.stub_return;
 		popped = 8 * TIME_FRAME_WORDS;
 	}
-	if (!(p = as_patch_of_stub(as, back)) || (to_restart && (logged || returned)))
+	if (!(p = as_patch_of_stub(as, back)) || (to_restart && returned))
 		return;
 	if (!logged && p->plan.nr < 0)
 		popped += 8;
@@ -112,6 +112,10 @@ static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs
 	 * call's, not that of a restart_syscall the kernel entered in its place) */
 	t->left_gate_site = returned ? 0 : p->plan.site;
 	t->left_gate_index = syscall_index(ABI_X86_64, (long)nr);
+	/* the log routine will not store the result: one that came now, one of a
+	 * restart at the stub's traced syscall at its exit stop (syscall_log.h) */
+	t->log_left_mark = logged && !returned ? frame[1] : 0;
+	t->log_left_site = p->plan.site;
 	if (logged && returned)
 		syscall_log_set_result(t, frame[1], (int64_t)regs->rax);
 	else if (returned && (int64_t)regs->rax < 0 && (int64_t)regs->rax >= -4095)

@@ -161,7 +161,7 @@ void syscall_log_enter(struct thread *t, int index, uint64_t site)
 	syscall_log_drain(t);
 	/* after the drain, which may add sites to the table; the file names sites:
 	 * this image's are looked up at once */
-	s = site_table_find(&t->img->sites, site);
+	s = image_site(t->img, site, false);
 	if (s && !s->named)
 		image_name_sites(t->img, t->tid, s);
 	fill(&t->log_waiting, t, index, s);
@@ -189,7 +189,7 @@ void syscall_log_unfinished(struct thread *t)
 
 /* An entry taken without its result: the thread may be in the call still, or in a
  * handler that interrupted it. The oldest is let go when there are too many. */
-static void await_answer(struct thread *t, uint64_t seq, const struct log_entry *e, uint64_t site)
+static void await_answer(struct thread *t, uint64_t seq, const struct log_entry *e, const struct site_record *s)
 {
 	const unsigned max = sizeof(t->log_unanswered) / sizeof(t->log_unanswered[0]);
 
@@ -197,7 +197,8 @@ static void await_answer(struct thread *t, uint64_t seq, const struct log_entry 
 		memmove(t->log_unanswered, t->log_unanswered + 1, (max - 1) * sizeof(t->log_unanswered[0]));
 		t->nlog_unanswered--;
 	}
-	t->log_unanswered[t->nlog_unanswered++] = (struct log_unanswered){ seq, stats.entries, site, *e };
+	t->log_unanswered[t->nlog_unanswered++] =
+		(struct log_unanswered){ seq, stats.entries, s ? s->addr : 0, s ? s->gen : 0, *e };
 }
 
 /* The results that came since for entries taken without them. */
@@ -215,7 +216,8 @@ static void answer_late(struct thread *t, const struct region_log *log)
 			u->entry.ret = r->ret;
 			u->entry.flags |= LOG_HAS_RET;
 			rewrite(u->number, &u->entry);
-			count_result(t->img, site_table_find(&t->img->sites, u->site), u->entry.syscall, r->ret);
+			count_result(t->img, site_table_find_gen(&t->img->sites, u->site, u->gen), u->entry.syscall,
+				     r->ret);
 			continue;
 		}
 		t->log_unanswered[kept++] = *u;
@@ -251,12 +253,12 @@ void syscall_log_drain(struct thread *t)
 		/* the stubs do not count under --log: the entries are the counts */
 		count_inprocess(t->img, s, 1, e.syscall);
 		if (r->has_ret)
-			count_result(t->img, s ? site_table_find(&t->img->sites, s->addr) : NULL, e.syscall, r->ret);
+			count_result(t->img, s ? image_site_of(t->img, s, false) : NULL, e.syscall, r->ret);
 		e.flags |= LOG_INPROCESS | (r->has_ret ? LOG_HAS_RET : 0);
 		e.ret = r->has_ret ? r->ret : 0;
 		e.t_ns = tsc_clock_ns(r->tsc);
 		if (!r->has_ret)
-			await_answer(t, seq, &e, s ? s->addr : 0);
+			await_answer(t, seq, &e, s);
 		put(&e);
 		stats.inprocess_entries++;
 	}
@@ -264,22 +266,38 @@ void syscall_log_drain(struct thread *t)
 	stats.tracer_ns += monotonic_ns() - began;
 }
 
-void syscall_log_set_result(struct thread *t, uint64_t mark, int64_t ret)
+bool syscall_log_set_result(struct thread *t, uint64_t mark, int64_t ret)
 {
 	struct region_log *log;
 	struct region_log_entry *r;
+	bool waited = false;
 
 	if (fd < 0 || t->slot < 0)
-		return;
+		return false;
 	log = region_log(t->slot);
 	r = &log->entries[mark % REGION_LOG_ENTRIES];
 	if (r->mark != mark)
-		return;
+		return false;
 	r->ret = ret;
 	r->has_ret = 1;
+	if ((mark & ~REGION_LOG_MARK) >= log->tail)
+		return true; /* counted when the buffer is drained */
 	/* taken already: into the file now, before later entries take its place */
-	if ((mark & ~REGION_LOG_MARK) < log->tail)
-		answer_late(t, log);
+	for (unsigned i = 0; i < t->nlog_unanswered; i++)
+		waited |= t->log_unanswered[i].seq == (mark & ~REGION_LOG_MARK);
+	answer_late(t, log);
+	return waited;
+}
+
+bool syscall_log_answer_left(struct thread *t, int64_t ret)
+{
+	uint64_t mark = t->log_left_mark;
+
+	/* (not a call the tracer logged itself: a handler's own, at any site) */
+	if (!mark || t->log_is_waiting || t->result_wait != RESULT_AT_EXIT || t->result_site != t->log_left_site)
+		return false;
+	t->log_left_mark = 0;
+	return syscall_log_set_result(t, mark, ret);
 }
 
 bool syscall_log_unmark(struct thread *t, uint64_t mark)

@@ -37,8 +37,14 @@ void syscall_log_drain(struct thread *t);
 void syscall_log_flush(struct thread *t);
 /* Stores ret into t's in-process entry whose mark is mark, if its place in the buffer
  * is still its own (for a thread taken out of the log routine by a signal:
- * tracer/signal_fixups.c); an entry already taken gets it in the file at once. */
-void syscall_log_set_result(struct thread *t, uint64_t mark, int64_t ret);
+ * tracer/signal_fixups.c); an entry already taken gets it in the file at once. True
+ * if the entry got it (and counts its error). */
+bool syscall_log_set_result(struct thread *t, uint64_t mark, int64_t ret);
+/* At the exit stop of a call a signal took out of the log routine, restarted at its
+ * stub's traced syscall (signal_fixups.c, leave_gate: t->log_left_mark): its entry
+ * gets the result ret. True when the entry counts it (its error, as the entries'
+ * are counted); false when this exit is not that call's, or its entry is gone. */
+bool syscall_log_answer_left(struct thread *t, int64_t ret);
 /* Takes back t's in-process entry whose mark is mark, whose call was not made (the log
  * routine will make it again: tracer/signal_fixups.c); false if the tracer took it already. */
 bool syscall_log_unmark(struct thread *t, uint64_t mark);

@@ -228,7 +228,7 @@ void image_end_by_status(struct image *img, int wait_status)
  * a dlopen at the same address, go by unseen. True if it did. */
 static bool name_as_planned(const struct addr_space *as, struct site_record *s)
 {
-	const struct site_record *planned = as ? site_table_find(&as->sites, s->addr) : NULL;
+	const struct site_record *planned = as ? site_table_find_gen(&as->sites, s->addr, s->gen) : NULL;
 
 	if (!planned || !planned->named)
 		return false;

@@ -75,9 +75,10 @@ struct thread {
 	} restart_cause;
 	uint64_t restart_site;
 	long restart_nr;
-	/* Its last seccomp stop was seen, and it may still be in that call (results.c
-	 * clears it once the call's end is known): at its exit event, a call it is
-	 * in is then not one whose stop went unseen (events.c, count_unseen_entry). */
+	/* Its last seccomp stop was seen, and it may still be in that call (cleared
+	 * once the call's end is known: its result, its creation event, its exec, a
+	 * control call answered): at its exit event, a call it is in is then not one
+	 * whose stop went unseen (events.c, count_unseen_entry). */
 	bool entry_seen;
 	/* A ptraced call whose result is still to come, for its error (results.h) */
 	enum result_wait {
@@ -119,8 +120,11 @@ struct thread {
 	bool log_is_waiting;
 	/* in-process entries taken from its buffer before their result came (a handler's
 	 * call emptied it meanwhile): the entry's number in the file, by seq, and its site */
-	struct log_unanswered { uint64_t seq, number, site; struct log_entry entry; } log_unanswered[4];
+	struct log_unanswered { uint64_t seq, number, site; uint32_t gen; struct log_entry entry; } log_unanswered[4];
 	unsigned nlog_unanswered;
+	/* the mark of its in-process entry whose call a signal took out of the log
+	 * routine before it returned, and the call's site (signal_fixups.c); 0: none */
+	uint64_t log_left_mark, log_left_site;
 	/* A traced program's own ptrace of this thread (LeakSanitizer stopping the world),
 	 * emulated by nested_ptrace.c: who attached it, the tid as that one named it,
 	 * and systrace's own stop of it, kept while the program has it stopped */

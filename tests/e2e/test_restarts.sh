@@ -30,11 +30,12 @@ done
 # Restarted in-process (through the gate, where no stop sees the second entry): each
 # counted once in `restarted`, as on the ptrace path; see
 # tests/programs/restarts_in_gate.c (exactly 4 restarts, readv 6); with --time too
-# (the time routine's frame left for the stub's traced syscall, the time kept).
-for mode in safe off time; do
+# (the time routine's frame left for the stub's traced syscall, the time kept);
+# with --log too (the log routine's frame left the same way).
+for mode in safe off time log; do
 	D=$TMPDIR/restarts_in_gate_$mode
-	if [ $mode = time ]; then
-		ST_OPTS=--time st_run_ok safe "restarts_in_gate --time" "$D" "$PROGRAMS/restarts_in_gate" || continue
+	if [ $mode = time ] || [ $mode = log ]; then
+		ST_OPTS=--$mode st_run_ok safe "restarts_in_gate --$mode" "$D" "$PROGRAMS/restarts_in_gate" || continue
 	else
 		st_run_ok "$mode" restarts_in_gate "$D" "$PROGRAMS/restarts_in_gate" || continue
 	fi
@@ -44,5 +45,23 @@ for mode in safe off time; do
 	restarted=$(restarted_in "$D")
 	[ "$restarted" -eq 4 ] || check_problem "restarts_in_gate --patch=$mode: restarted = $restarted, expected 4"
 	csvtool consistency "$D" --any-mode || check_problem "restarts_in_gate --patch=$mode: CSV files inconsistent"
+done
+# A call in the gate that an SA_RESTART handler interrupts, restarted after it
+# (tests/programs/restart_handled.c: exactly 2 restarts, readv 3, rt_sigreturn 2), in
+# every mode and under --log.
+for mode in safe off log; do
+	D=$TMPDIR/restart_handled_$mode
+	if [ $mode = log ]; then
+		ST_OPTS=--log st_run_ok safe "restart_handled --log" "$D" "$PROGRAMS/restart_handled" || continue
+	else
+		st_run_ok "$mode" restart_handled "$D" "$PROGRAMS/restart_handled" || continue
+	fi
+	expect_count "$D" x86_64 readv 3 "restart_handled --patch=$mode"
+	expect_count "$D" x86_64 rt_sigreturn 2 "restart_handled --patch=$mode"
+	expect_count "$D" x86_64 restart_syscall 0 "restart_handled --patch=$mode"
+	require_file "$D/processes.csv" "restart_handled --patch=$mode" || continue
+	restarted=$(restarted_in "$D")
+	[ "$restarted" -eq 2 ] || check_problem "restart_handled --patch=$mode: restarted = $restarted, expected 2"
+	csvtool consistency "$D" --any-mode || check_problem "restart_handled --patch=$mode: CSV files inconsistent"
 done
 finish

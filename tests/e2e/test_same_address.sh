@@ -12,6 +12,11 @@
 # (swap_old+0x9 in swap_old_dso.so, its 5 calls), not from the one mapped there at
 # the end; the dlclose's munmap went in-process (else the tracer saw it, and the
 # case is not the one tested).
+# same_address_counts (tests/programs/same_address_counts.c): an object with a
+# syscall where the old one's patched site was; each object's row counts its own
+# calls (8 and 7 by construction), in the default mode (the old site patched, some
+# old counts still in a live thread's slot at the swap), under --log (the counts
+# are the log's) and --patch=off (every call stops, the dlclose's munmap too).
 . "$(dirname "$0")/lib.sh"
 P=$PROGRAMS
 for mode in frame withdraw; do
@@ -36,5 +41,23 @@ if inprocess < 1:
     print(f"FAIL: no munmap went in-process ({rows}): the tracer saw the dlclose, which is not the case tested")
     sys.exit(1)
 PY
+done
+for mode in default log off; do
+	D=$TMPDIR/counts-$mode
+	echo "== same_address_counts $mode"
+	case $mode in
+	log) ST_OPTS=--log st_run_mode default "$D" "$P/same_address_counts" "$P/swap_old_dso.so" "$P/swap_next_dso.so" ;;
+	*) st_run_mode "$mode" "$D" "$P/same_address_counts" "$P/swap_old_dso.so" "$P/swap_next_dso.so" ;;
+	esac
+	case $ST_STATUS in
+	0) ;;
+	2) check_problem "counts $mode: the construction does not hold: $(cat "$D.err")" ;;
+	*) check_problem "counts $mode: same_address_counts exited $ST_STATUS (natively 0)"
+	   st_show_err "$D" ;;
+	esac
+	require_file "$D/sites.csv" "counts $mode" || continue
+	expect_site_count "$D" object=/swap_old_dso.so 8 "counts $mode: the old object's calls"
+	expect_site_count "$D" object=/swap_next_dso.so 7 "counts $mode: the next object's calls"
+	csvtool consistency "$D" --any-mode || check_problem "counts $mode: the CSV files disagree"
 done
 finish
