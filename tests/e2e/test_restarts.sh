@@ -32,36 +32,33 @@ done
 # tests/programs/restarts_in_gate.c (exactly 4 restarts, readv 6); with --time too
 # (the time routine's frame left for the stub's traced syscall, the time kept);
 # with --log too (the log routine's frame left the same way).
-for mode in safe off time log; do
-	D=$TMPDIR/restarts_in_gate_$mode
-	if [ $mode = time ] || [ $mode = log ]; then
-		ST_OPTS=--$mode st_run_ok safe "restarts_in_gate --$mode" "$D" "$PROGRAMS/restarts_in_gate" || continue
+# restarted_case PROGRAM MODE RESTARTS COUNTS: PROGRAM under systrace (MODE: a
+# --patch mode, or time or log, each with safe), exactly RESTARTS in `restarted`,
+# restart_syscall never, COUNTS (name=N, space-separated) by construction.
+restarted_case() {
+	_rc_p=$1 _rc_mode=$2 _rc_want=$3 _rc_counts=$4
+	D=$TMPDIR/${_rc_p}_$_rc_mode
+	if [ "$_rc_mode" = time ] || [ "$_rc_mode" = log ]; then
+		ST_OPTS=--$_rc_mode st_run_ok safe "$_rc_p --$_rc_mode" "$D" "$PROGRAMS/$_rc_p" || return 0
 	else
-		st_run_ok "$mode" restarts_in_gate "$D" "$PROGRAMS/restarts_in_gate" || continue
+		st_run_ok "$_rc_mode" "$_rc_p" "$D" "$PROGRAMS/$_rc_p" || return 0
 	fi
-	expect_count "$D" x86_64 readv 6 "restarts_in_gate --patch=$mode"
-	expect_count "$D" x86_64 restart_syscall 0 "restarts_in_gate --patch=$mode"
-	require_file "$D/processes.csv" "restarts_in_gate --patch=$mode" || continue
+	for _rc_c in $_rc_counts restart_syscall=0; do
+		expect_count "$D" x86_64 "${_rc_c%=*}" "${_rc_c#*=}" "$_rc_p --patch=$_rc_mode"
+	done
+	require_file "$D/processes.csv" "$_rc_p --patch=$_rc_mode" || return 0
 	restarted=$(restarted_in "$D")
-	[ "$restarted" -eq 4 ] || check_problem "restarts_in_gate --patch=$mode: restarted = $restarted, expected 4"
-	csvtool consistency "$D" --any-mode || check_problem "restarts_in_gate --patch=$mode: CSV files inconsistent"
+	[ "$restarted" -eq "$_rc_want" ] || check_problem "$_rc_p --patch=$_rc_mode: restarted = $restarted, expected $_rc_want"
+	csvtool consistency "$D" --any-mode || check_problem "$_rc_p --patch=$_rc_mode: CSV files inconsistent"
+}
+
+for mode in safe off time log; do
+	restarted_case restarts_in_gate $mode 4 "readv=6"
 done
 # A call in the gate that an SA_RESTART handler interrupts, restarted after it
 # (tests/programs/restart_handled.c: exactly 2 restarts, readv 3, rt_sigreturn 2), in
 # every mode and under --log.
 for mode in safe off log; do
-	D=$TMPDIR/restart_handled_$mode
-	if [ $mode = log ]; then
-		ST_OPTS=--log st_run_ok safe "restart_handled --log" "$D" "$PROGRAMS/restart_handled" || continue
-	else
-		st_run_ok "$mode" restart_handled "$D" "$PROGRAMS/restart_handled" || continue
-	fi
-	expect_count "$D" x86_64 readv 3 "restart_handled --patch=$mode"
-	expect_count "$D" x86_64 rt_sigreturn 2 "restart_handled --patch=$mode"
-	expect_count "$D" x86_64 restart_syscall 0 "restart_handled --patch=$mode"
-	require_file "$D/processes.csv" "restart_handled --patch=$mode" || continue
-	restarted=$(restarted_in "$D")
-	[ "$restarted" -eq 2 ] || check_problem "restart_handled --patch=$mode: restarted = $restarted, expected 2"
-	csvtool consistency "$D" --any-mode || check_problem "restart_handled --patch=$mode: CSV files inconsistent"
+	restarted_case restart_handled $mode 2 "readv=3 rt_sigreturn=2"
 done
 finish
