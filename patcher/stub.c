@@ -137,6 +137,14 @@ static void emit_guard(struct emitter *e, const struct stub_guard *g, const stru
 		emit_u64(e, cfg->gate);
 		emit_in_range(e, m);
 		break;
+	case GUARD_NOT_A_FORK:
+		EMIT(e, 0x49, 0x89, 0xfb); /* mov %rdi,%r11 */
+		EMIT(e, 0x49, 0x81, 0xe3); /* and $~FORK_FLAGS,%r11 (sign-extended) */
+		emit_u32(e, (uint32_t)~STUB_FORK_FLAGS);
+		emit_jump(e, JNE, sizeof(JNE), e->addr + m->slow_pop);
+		EMIT(e, 0x48, 0x85, 0xf6); /* test %rsi,%rsi: a new stack */
+		emit_jump(e, JNE, sizeof(JNE), e->addr + m->slow_pop);
+		break;
 	}
 }
 

@@ -59,6 +59,10 @@
  *                                                    (x in [addr, addr + len): the
  *                                                     call would unmap what the
  *                                                     thread returns through)
+ *     clone: mov %rdi,%r11 ; and $~FORK_FLAGS,%r11 ; jne slow_pop
+ *            test %rsi,%rsi ; jne slow_pop          (shared memory, a thread, a
+ *                                                     new stack: the child could
+ *                                                     not return through the stub)
  *   1:
  *   slow_pop: popfq ; lea 128(%rsp),%rsp
  *   slow:  syscall                                   stops in the tracer
@@ -82,13 +86,17 @@
 
 #include "patch_plan.h"
 
-#define STUB_MAX_LEN 512
+#define STUB_MAX_LEN 640
 /* How far below the program's rsp a call through a stub writes: the stub's red-zone
  * step and pushes, the gate's return address, and under --log the log routine's
  * frame and its flush's pushes (tracer/gate_code.S), 192 bytes at most; under --time
  * the time routine's frame, 184 at most (128, the number, site_time, the call, rdx,
  * the number, the start, the gate's return). */
 #define STUB_STACK_DEPTH 192
+/* The clone flags of a plain fork (GUARD_NOT_A_FORK): CSIGNAL, CLONE_PARENT_SETTID,
+ * CLONE_CHILD_CLEARTID, CLONE_CHILD_SETTID (glibc's fork: SIGCHLD and the two
+ * child words) */
+#define STUB_FORK_FLAGS 0x013000ffu
 /* count triples in a stub: the site's and the number's calls, then their errors */
 #define STUB_MAX_COUNTS 4
 
@@ -98,6 +106,10 @@ enum stub_guard_kind {
 	GUARD_UNMAPS_OWN,     /* munmap: when [first, first + second) holds the stack
 	                         pointer, the stub or the gate */
 	GUARD_SETS_SECCOMP,   /* prctl: when the first argument is PR_SET_SECCOMP */
+	GUARD_NOT_A_FORK,     /* clone: unless it makes a copy of the process and no
+	                         more (flags: an exit signal, the tid words; no stack),
+	                         whose child returns through the stub and the gate on
+	                         its own copy of the stack */
 };
 
 struct stub_guard {

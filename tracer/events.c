@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -384,9 +385,21 @@ static void on_syscall_exit(struct thread *t, bool interrupted)
 	resume(t->tid, PTRACE_CONT, 0);
 }
 
+/* The flags of a creation made in-process (a plain fork through its stub: no
+ * seccomp stop noted them), from the creator's registers in the gate; else those
+ * its seccomp stop noted. */
+static uint64_t creation_flags(struct thread *t)
+{
+	struct user_regs_struct regs;
+
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0 || regs.rip - 2 != SYSTRACE_GATE_ADDR)
+		return t->clone_flags;
+	return (long)regs.orig_rax == SYS_clone ? regs.rdi : SIGCHLD;
+}
+
 static void on_clone_event(struct thread *t, int event)
 {
-	uint64_t flags = t->clone_flags;
+	uint64_t flags = creation_flags(t);
 
 	t->clone_flags = 0;
 	/* a creator killed since it stopped here is not written to */

@@ -7,23 +7,28 @@
 #include "syscall_names.h"
 
 static const char *const names[] = {
-	"rt_sigreturn", "clone", "clone3", "fork", "vfork", "execve", "execveat",
-	"exit", "sched_setaffinity", "sched_getaffinity", "ptrace", "seccomp",
+	"rt_sigreturn", "clone3", "vfork", "execve", "execveat", "exit",
+	"sched_setaffinity", "sched_getaffinity", "ptrace", "seccomp",
+	"clone", "fork", /* last: in-process when forks are (must_stop_setup) */
 };
 #define NCALLS (sizeof(names) / sizeof(names[0]))
 static int indexes[NCALLS];
 static const char *reasons[NCALLS];
+static size_t ncalls;
 static struct stub_guard guards[] = {
 	{ .kind = GUARD_SETS_GS }, /* arch_prctl */
 	{ .kind = GUARD_UNMAPS_OWN }, /* munmap */
 	{ .kind = GUARD_SETS_SECCOMP }, /* prctl */
+	{ .kind = GUARD_NOT_A_FORK }, /* clone, last: when forks are in-process */
 };
+static size_t nguards;
 
-void must_stop_setup(void)
+void must_stop_setup(bool forks_in_process)
 {
 	char reason[64];
 
-	for (size_t i = 0; i < NCALLS; i++) {
+	ncalls = forks_in_process ? NCALLS - 2 : NCALLS;
+	for (size_t i = 0; i < ncalls; i++) {
 		indexes[i] = syscall_index_of(ABI_X86_64, names[i]);
 		snprintf(reason, sizeof(reason), "syscall-%s", names[i]);
 		reasons[i] = intern(reason);
@@ -31,11 +36,13 @@ void must_stop_setup(void)
 	guards[0].nr = syscall_index_of(ABI_X86_64, "arch_prctl");
 	guards[1].nr = syscall_index_of(ABI_X86_64, "munmap");
 	guards[2].nr = syscall_index_of(ABI_X86_64, "prctl");
+	guards[3].nr = syscall_index_of(ABI_X86_64, "clone");
+	nguards = forks_in_process ? 4 : 3;
 }
 
 const char *must_stop_reason(int nr)
 {
-	for (size_t i = 0; nr >= 0 && i < NCALLS; i++)
+	for (size_t i = 0; nr >= 0 && i < ncalls; i++)
 		if (indexes[i] == syscall_index(ABI_X86_64, nr))
 			return reasons[i];
 	return NULL;
@@ -43,7 +50,7 @@ const char *must_stop_reason(int nr)
 
 const int *must_stop_indexes(size_t *n)
 {
-	*n = NCALLS;
+	*n = ncalls;
 	return indexes;
 }
 
@@ -54,6 +61,6 @@ bool must_stop_waits(long nr)
 
 const struct stub_guard *must_stop_guards(size_t *n)
 {
-	*n = sizeof(guards) / sizeof(guards[0]);
+	*n = nguards;
 	return guards;
 }

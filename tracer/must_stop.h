@@ -1,8 +1,10 @@
 /* The calls that must stop in the tracer, so their sites are never patched when the
  * number is fixed there, and a stub whose number varies sends them to its own traced
  * `syscall`:
- *   - they change the stack or never return to the stub: rt_sigreturn, clone, clone3,
- *     fork, vfork (a child would return into the stub on a stack it does not have);
+ *   - they change the stack or never return to the stub: rt_sigreturn, clone3, vfork
+ *     (a child would return into the stub on a stack it does not have, or share it
+ *     with its parent); clone and fork too under --log and --time, whose routines'
+ *     frames and buffers a child would return through and write as its parent's;
  *   - exit may run on a stack the thread itself unmapped (musl's pthread_exit:
  *     munmap, then exit), which the stub's call to the gate would need;
  *   - the tracer needs their entry: execve, execveat (the exec's set-up), the
@@ -15,15 +17,21 @@
  *     one arch_prctl(ARCH_SET_FS) per image, which goes in-process;
  *   - munmap of a range that holds the thread's stack pointer, the stub itself or
  *     the gate: the gate call would return through what it unmapped;
- *   - prctl(PR_SET_SECCOMP): the older way to install a filter, as seccomp above. */
+ *   - prctl(PR_SET_SECCOMP): the older way to install a filter, as seccomp above;
+ *   - clone, unless a plain fork (a copy of the process, its own copy of the stack):
+ *     the child returns through the stub and the gate as its parent does, and
+ *     stops before its first instruction, where it gets a slot of its own; its
+ *     creation is told by its event (events.c). */
 #ifndef SYSTRACE_MUST_STOP_H
 #define SYSTRACE_MUST_STOP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "stub.h"
 
-void must_stop_setup(void);
+/* forks_in_process: clone and fork go in-process when they make a plain copy. */
+void must_stop_setup(bool forks_in_process);
 /* Why a site whose fixed x86-64 number is nr stays traced ("syscall-execve"), or
  * NULL when it need not. */
 const char *must_stop_reason(int nr);

@@ -6,6 +6,7 @@
 #include <sys/user.h>
 
 #include "borrow.h"
+#include "call_times.h"
 #include "known_sites.h"
 #include "library.h"
 #include "must_stop.h"
@@ -15,6 +16,7 @@
 #include "restarts.h"
 #include "site_history.h"
 #include "site_plan.h"
+#include "syscall_log.h"
 #include "write_protocol.h"
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -26,7 +28,7 @@ static enum patch_mode mode;
 void patching_setup(enum patch_mode m, bool ahead)
 {
 	mode = m;
-	must_stop_setup();
+	must_stop_setup(!syscall_log_on() && !call_times_on());
 	known_sites_setup(ahead);
 }
 

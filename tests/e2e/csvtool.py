@@ -23,7 +23,8 @@ Usable as a module (sys.path.insert(0, E2E_DIR); import csvtool) and as a comman
       the sites.csv rows whose symbol is SYMBOL (`func` matches any `func+0x..`,
       `func+0x12` only that one; @SYSCALL: only its sites of that syscall) must be: `patched` (at least one row patched with
       inprocess > 0, none unpatchable), `not-patched` (no row patched, inprocess 0
-      in every row) or `any` (only printed). Fails when no row has that symbol.
+      in every row), `stops` (inprocess 0 in every row, patched or not) or `any`
+      (only printed). Fails when no row has that symbol.
   csvtool.py sitecount DIR [symbol=S] [object=SUBSTRING] [syscall=NAME] [--list]
       the calls (ptraced + inprocess) at the sites.csv rows matching every filter,
       summed (--list: the rows instead; --time: their time_ns instead).
@@ -35,7 +36,8 @@ Usable as a module (sys.path.insert(0, E2E_DIR); import csvtool) and as a comman
       each image's rows adding up to the same in both files.
   csvtool.py never-patched DIR NAME[,NAME...]
       no sites.csv row for one of these syscall names is patched or has in-process
-      calls (rt_sigreturn, clone, vfork...: they must stop in the tracer).
+      calls (rt_sigreturn, vfork...: they must stop in the tracer), and a clone
+      site has in-process calls only in a fork function (_Fork: plain forks).
   csvtool.py library DIR EXPECT [EXE_SUFFIX]
       every processes.csv row (or those whose exe ends with EXE_SUFFIX) has
       library == EXPECT; `unpatchable` in EXPECT's place means every sites.csv row of
@@ -564,15 +566,32 @@ def check_site(d, want, expect):
         if bad:
             return [f"{want}: must never be patched (a patch there corrupts the program or the counts), but " +
                     "; ".join(describe_site(r) for r in bad)]
+    elif expect == "stops":
+        bad = [r for r in rows if to_int(r["inprocess"], "sites.csv inprocess") != 0]
+        if bad:
+            return [f"{want}: every call must stop in the tracer (patched or not), but " +
+                    "; ".join(describe_site(r) for r in bad)]
     elif expect != "any":
-        return [f"unknown expectation {expect!r} (patched, not-patched, any)"]
+        return [f"unknown expectation {expect!r} (patched, not-patched, stops, any)"]
     return []
 
 
+# Where a plain fork is made (clone with no new stack, no shared memory): only there
+# may a clone go in-process (glibc's fork).
+FORK_FUNCTIONS = {"_Fork"}
+
+
 def check_never_patched(d, names):
-    bad = [r for r in load_sites(d)
-           if r["syscall"] in names and (r["state"] == "patched" or to_int(r["inprocess"], "sites.csv inprocess") != 0)]
-    return [f"a {r['syscall']} site must stop in the tracer, but " + describe_site(r) for r in bad]
+    """names never patched, nor in-process; clone in-process only in a fork function."""
+    problems = []
+    for r in load_sites(d):
+        inprocess = to_int(r["inprocess"], "sites.csv inprocess")
+        if r["syscall"] in names and (r["state"] == "patched" or inprocess != 0):
+            problems.append(f"a {r['syscall']} site must stop in the tracer, but " + describe_site(r))
+        elif r["syscall"] == "clone" and inprocess and r["symbol"].split("+")[0] not in FORK_FUNCTIONS:
+            problems.append("a clone site may go in-process only as a plain fork (in "
+                            f"{', '.join(sorted(FORK_FUNCTIONS))}), but " + describe_site(r))
+    return problems
 
 
 def check_library(d, expect, exe_suffix=None):

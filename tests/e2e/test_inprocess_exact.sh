@@ -16,7 +16,9 @@
 #  - its hot sites, fixed-number or run-time-number sites in the program or libc
 #    with room for a patch, are `patched` with in-process calls; the sites that a
 #    patch would break (a branch target inside, `syscall; ret; next function`) are
-#    never patched; no rt_sigreturn, clone, clone3, fork or vfork site ever is.
+#    never patched; no rt_sigreturn, clone3 or vfork site ever is, and clone goes
+#    in-process only as a plain fork (glibc's _Fork, whose child returns through
+#    the stub on its own copy of the stack): a clone on a new stack always stops.
 . "$(dirname "$0")/lib.sh"
 P=$PROGRAMS
 T=$TMPDIR
@@ -154,7 +156,7 @@ if compare_inprocess clone_stack default "exit=6 exit_group=2" "$P/clone_stack" 
 	expect_rows "$T/clone_stack" getppid "1002 1004 1006 1007 7010" clone_stack
 fi
 expect_site "$T/clone_stack" site_getppid patched "clone_stack"
-expect_site "$T/clone_stack" raw_clone@clone not-patched "clone_stack (raw clone)"
+expect_site "$T/clone_stack" raw_clone@clone stops "clone_stack (raw clone, on a new stack)"
 expect_site "$T/clone_stack" raw_clone3@clone3 not-patched "clone_stack (raw clone3)"
 common clone_stack clone_stack
 
@@ -184,6 +186,7 @@ if compare_inprocess fork_threads default "exit=4 exit_group=4" "$P/fork_threads
 fi
 expect_site "$T/fork_threads" site_getppid patched "fork_threads"
 expect_site "$T/fork_threads" syscall patched "fork_threads (glibc syscall())"
+expect_site "$T/fork_threads" _Fork@clone patched "fork_threads (glibc's fork, beside running threads)"
 common fork_threads fork_threads
 
 # the older programs (see test_exactness.sh for their counts)

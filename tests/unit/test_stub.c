@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
 #include <x86intrin.h>
@@ -343,6 +344,75 @@ START_TEST(guarded_numbers)
 	rig_free(&r);
 	rig_free(&fixed);
 	munmap(stack_area, 3 * PAGE);
+}
+END_TEST
+
+/* Where a child made on a new stack returns to (its stack's top word): it exits. */
+void stub_test_child_exits(void);
+__asm__(".pushsection .text\n"
+	".globl stub_test_child_exits\n"
+	".type stub_test_child_exits, @function\n"
+	"stub_test_child_exits:\n"
+	"	mov $231,%eax; xor %edi,%edi; syscall\n"
+	".size stub_test_child_exits, .-stub_test_child_exits\n"
+	".popsection\n");
+
+/* clone(flags, stack) through fn; whether the stub made it in-process (counted).
+ * A child returns 0 through the stub as its parent does and exits at once, or on
+ * the new stack to stub_test_child_exits. */
+static bool clone_counted(fn3 fn, bool fixed, const struct block *b, const struct rig *r, long flags, uint64_t stack)
+{
+	uint64_t before = site_count(b, r);
+	long pid = fixed ? fn(flags, (long)stack, 0) : fn(SYS_clone, flags, (long)stack);
+	int status = -1;
+
+	if (pid == 0)
+		syscall(SYS_exit_group, 0);
+	if (pid > 0) {
+		ck_assert_int_eq(waitpid((pid_t)pid, &status, __WALL), pid);
+		ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	return site_count(b, r) == before + 1;
+}
+
+/* clone goes in-process only as a plain fork: its child has its own copy of the
+ * stack the stub and the gate return through. */
+START_TEST(forks_go_in_process)
+{
+	static const uint8_t clone_fn[] = { 0xb8, 0x38, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xc3 };
+	static const struct stub_guard fork_guard[] = { { SYS_clone, GUARD_NOT_A_FORK } };
+	struct block b = { { 0 } };
+	struct rig r, fixed;
+	fn3 fn, fixed_fn;
+	uint8_t *stack_area = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t top = (uintptr_t)stack_area + PAGE - 16;
+
+	ck_assert_ptr_ne(stack_area, MAP_FAILED);
+	*(uint64_t *)(uintptr_t)top = (uintptr_t)stub_test_child_exits;
+	rig_guards = fork_guard;
+	rig_nguards = 1;
+	fn = rig_install(&r, syscall_fn, sizeof(syscall_fn), 9, NULL, 0);
+	fixed_fn = rig_install_at(&fixed, clone_fn, sizeof(clone_fn), 5, NULL, 0, 16);
+	rig_guards = NULL;
+	rig_nguards = 0;
+	gs_use(&b);
+	for (int k = 0; k < 2; k++) {
+		fn3 f = k ? fixed_fn : fn;
+		const struct rig *g = k ? &fixed : &r;
+
+		ck_assert(clone_counted(f, k, &b, g, SIGCHLD, 0));
+		ck_assert(clone_counted(f, k, &b, g, SIGCHLD | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID, 0));
+		/* shared signal handlers without shared memory: EINVAL, from the traced path */
+		ck_assert(!clone_counted(f, k, &b, g, SIGCHLD | CLONE_SIGHAND, 0));
+		ck_assert(!clone_counted(f, k, &b, g, SIGCHLD | CLONE_UNTRACED | CLONE_SIGHAND, 0));
+		/* a new stack: the child returns on it, not through the stub */
+		ck_assert(!clone_counted(f, k, &b, g, SIGCHLD, top));
+		ck_assert(!clone_counted(f, k, &b, g, (long)(SIGCHLD | 0x100000000ul), top));
+	}
+	gs_release();
+	rig_free(&r);
+	rig_free(&fixed);
+	munmap(stack_area, PAGE);
 }
 END_TEST
 
@@ -1332,6 +1402,6 @@ Suite *stub_suite(void)
 		fixed_number_before, fixed_number_after, run_time_number, registers_flags_and_red_zone_are_kept,
 		layout_and_translation, patch_is_a_jump_then_int3, stubs_that_cannot_be_built, stubs_decode_as_documented, flag_free_errors_decode_as_documented,
 		rewind_to_an_interrupted_load, a_rewound_triple_loses_no_count, each_thread_counts_in_its_own_block,
-		guarded_numbers, timed_registers_flags_and_red_zone_are_kept, timed_stubs_decode_as_documented,
+		guarded_numbers, forks_go_in_process, timed_registers_flags_and_red_zone_are_kept, timed_stubs_decode_as_documented,
 		timed_calls_count_and_time, a_signal_in_the_time_routine, NULL });
 }
