@@ -256,7 +256,14 @@ static void on_seccomp(struct thread *t)
 		image_name_sites(img, t->tid, &t->exec_site);
 		syscall_log_drain(t); /* the in-process calls of the image it may end */
 		call_times_start(t);
-		resume(t->tid, own_filter_recheck(t, PTRACE_SYSCALL, back), 0);
+		if (call_times_on()) { /* its time from its exit stop, not its next one */
+			resume(t->tid, own_filter_recheck(t, PTRACE_SYSCALL, back), 0);
+			return;
+		}
+		/* a failure comes back through the pad (a shell's try of each PATH
+		 * folder stops once, not twice): counted at the next stop */
+		results_expect(t, RESULT_OF_CALL, idx, site, false);
+		resume(t->tid, results_resume(t, PTRACE_CONT, back, true), 0);
 		return;
 	}
 	if (repeat) {
@@ -339,7 +346,16 @@ static void count_exec(struct thread *t, int64_t ret)
 	if (img->hidden && ret < 0)
 		result->root_exec_errno = (int)-ret;
 	t->exec_index = -1;
+	t->exec_returned = false;
+	t->result_wait = RESULT_NONE; /* (at the exec event: the pad never ran) */
 	t->entry_seen = false; /* its next stop is another call's */
+}
+
+/* A failed execve whose result the pad left (results.c), now taken. */
+static void take_exec_result(struct thread *t)
+{
+	if (t->exec_index >= 0 && t->exec_returned)
+		count_exec(t, t->exec_ret);
 }
 
 /* The exit of the calls resumed with PTRACE_SYSCALL: execve, and the affinity calls. */
@@ -535,6 +551,7 @@ static void on_signal(struct thread *t, int sig)
 		call_times_on_signal(t, &regs); /* as the signal found it */
 		if (results_leave_pad(t, &regs))
 			ptrace(PTRACE_SETREGS, t->tid, 0, &regs);
+		take_exec_result(t);
 		fixups_on_signal(t, &d, &regs);
 		own_filter_on_signal(t, sig, &regs);
 		restart_note_signal(t, &d, &regs);
@@ -569,6 +586,7 @@ static void leave_pad_at_stop(struct thread *t, bool ours)
 		regs.rax = ret;
 		ptrace(PTRACE_SETREGS, t->tid, 0, &regs);
 	}
+	take_exec_result(t);
 }
 
 static void on_stop_event(struct thread *t, int sig)
@@ -666,6 +684,7 @@ static void dispatch(pid_t tid, int status)
 	if (event != PTRACE_EVENT_SECCOMP)
 		count_stop(t->img, stop_kind_of(event, sig, t->state == THREAD_AWAIT_INITIAL_STOP, t->exec_index >= 0));
 	results_on_stop(t, event);
+	take_exec_result(t);
 	switch (event) {
 	case PTRACE_EVENT_SECCOMP: on_seccomp(t); break;
 	case PTRACE_EVENT_FORK:

@@ -38,11 +38,13 @@
  *    pad's address all the same, to its exit stop.
  * Where the pad cannot serve (no slot or gate in the image, a program that took
  * %gs, an i386 or x32 call, --log, which follows calls to their exit anyway), the
- * call is followed to its exit stop. Calls with no result to learn here: execve
- * (events.c counts it at its event or exit stop), exit and exit_group (they do not
- * return), rt_sigreturn (its result is the rax its frame restores), and the clone
- * family, whose child would return through the pad too: a creation succeeded when
- * its event came before the caller's next stop. */
+ * call is followed to its exit stop (so is an execve under --time). An execve comes
+ * back through the pad only when it failed (a successful one ends at its exec
+ * event): its result is handed to events.c, which counts the call and its error
+ * together in the caller. Calls with no result to learn here: exit and exit_group
+ * (they do not return), rt_sigreturn (its result is the rax its frame restores),
+ * and the clone family, whose child would return through the pad too: a creation
+ * succeeded when its event came before the caller's next stop. */
 #include "results.h"
 
 #include <errno.h>
@@ -64,6 +66,13 @@
 /* The call's result, and under --time its end (a TSC; 0: not known). */
 static void resolve(struct thread *t, int64_t ret, uint64_t end, bool count)
 {
+	if (t->exec_index >= 0) {
+		/* a failed execve: events.c counts it in full, call and result */
+		t->exec_returned = true;
+		t->exec_ret = ret;
+		t->result_wait = RESULT_NONE;
+		return;
+	}
 	if (count)
 		count_result(t->img, image_site(t->img, t->result_site, false), t->result_index, ret);
 	call_times_returned(t, t->result_index, t->result_site, end);

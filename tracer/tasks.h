@@ -56,6 +56,8 @@ struct thread {
 	bool exit_event_seen;
 	int exec_index;                /* the execve it is in, counted at its exit; -1 */
 	struct site_record exec_site;  /* named in the image that called it */
+	bool exec_returned;            /* it failed, with exec_ret, which the pad left */
+	int64_t exec_ret;
 	uint64_t clone_flags;          /* of the clone-family call it is in */
 	bool creator_event_pending;    /* placed at its first stop, before its creator's event */
 	bool gone;                     /* dead, kept only to absorb that event */

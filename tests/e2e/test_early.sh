@@ -20,6 +20,7 @@
 #  - loader_intact: the loader's code the set-up ran over is the file's again, in
 #    clean pages, when nothing is patched;
 #  - a /bin/true image stops twice: its first call outside the loader and its exit;
+#  - an execve that fails stops once (env trying each folder of PATH);
 #  - an image under an address-space limit the region does not fit in runs, on the
 #    ptrace path (library region-unreachable), exactly counted.
 . "$(dirname "$0")/lib.sh"
@@ -100,6 +101,32 @@ last = max(rows, key=lambda r: int(r["start_ns"]))
 got = {k: int(last[k]) for k in ("ptrace_stops", "stops_early", "stops_lifecycle", "stops_late")}
 want = {"ptrace_stops": 2, "stops_early": 1, "stops_lifecycle": 1, "stops_late": 0}
 print(f"    the last /bin/true image: {got}")
+sys.exit(0 if got == want else 1)
+PY
+fi
+
+# An execve that fails (env's execvp trying each folder of PATH) stops once, at its
+# entry: its error comes back through the return pad, not at an exit stop. The last
+# env image: its exec event and its three execve (two of them failing) are its
+# lifecycle stops, its first libc call the early one.
+echo "== stops of a failed execve"
+mkdir -p "$T/none1" "$T/none2"
+st_run_mode default "$T/exec_stops" sh -c 'PATH=$0:$1:/usr/bin:/bin; env uname; env uname; env uname' "$T/none1" "$T/none2"
+if [ "$ST_STATUS" -ne 0 ]; then
+	check_problem "sh -c 'env uname' x3: exited $ST_STATUS under systrace"
+elif require_file "$T/exec_stops/processes.csv" "env uname x3"; then
+	# sh's own, then for each: env's (found by the shell), env's 2 failing and uname's
+	expect_count "$T/exec_stops" x86_64 execve 13 "env uname x3"
+	python3 - "$T/exec_stops" <<'PY' || check_problem "env uname x3: the last env image's stops (above)"
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1] + "/processes.csv")) if r["exe"].endswith("/env")]
+last = max(rows, key=lambda r: int(r["start_ns"]))
+calls = [r for r in csv.DictReader(open(sys.argv[1] + "/syscalls.csv"))
+         if (r["pid"], r["image"], r["syscall"]) == (last["pid"], last["image"], "execve")]
+got = {k: int(last[k]) for k in ("ptrace_stops", "stops_early", "stops_lifecycle", "stops_late")}
+got["execve"] = (int(calls[0]["calls"]), int(calls[0]["errors"])) if calls else None
+want = {"ptrace_stops": 5, "stops_early": 1, "stops_lifecycle": 4, "stops_late": 0, "execve": (3, 2)}
+print(f"    the last env image: {got}")
 sys.exit(0 if got == want else 1)
 PY
 fi
