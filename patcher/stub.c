@@ -136,6 +136,10 @@ static void emit_guard(struct emitter *e, const struct stub_guard *g, const stru
 		EMIT(e, 0x49, 0xbb); /* movabs $gate,%r11 */
 		emit_u64(e, cfg->gate);
 		emit_in_range(e, m);
+		/* it goes in-process: one more munmap the tracer does not see (the
+		 * flags are saved here, and one instruction needs no rewind) */
+		EMIT(e, 0x65, 0x48, 0xff, 0x04, 0x25); /* incq %gs:unmaps */
+		emit_u32(e, (uint32_t)cfg->unmaps);
 		break;
 	case GUARD_NOT_A_FORK:
 		EMIT(e, 0x49, 0x89, 0xfb); /* mov %rdi,%r11 */

@@ -59,6 +59,8 @@
  *                                                    (x in [addr, addr + len): the
  *                                                     call would unmap what the
  *                                                     thread returns through)
+ *       incq %gs:unmaps                              it goes in-process: the tracer
+ *                                                    is told an object may go
  *     clone: mov %rdi,%r11 ; and $~FORK_FLAGS,%r11 ; jne slow_pop
  *            test %rsi,%rsi ; jne slow_pop          (shared memory, a thread, a
  *                                                     new stack: the child could
@@ -125,6 +127,7 @@ struct stub_config {
 	int32_t site_errors;       /* of this site's error counter */
 	int32_t nr_errors;         /* of the per-number error counters */
 	int32_t errors_seen;       /* of the word set once the thread counted an error */
+	int32_t unmaps;            /* of the count of munmaps a munmap guard let through */
 	bool flag_free_errors;     /* the CPU has BMI2: the error test leaves the flags alone
 	                              (ignored with time_call) */
 	uint32_t nr_limit;         /* run-time numbers at or above it take the slow path */

@@ -70,6 +70,12 @@
 #define REGION_SLOT_SETUP 6
 #define REGION_SLOT_SETUP_AT (8 * REGION_SLOT_SETUP)
 
+/* How many munmaps the thread made in-process: the stubs' munmap guard adds 1 before
+ * each call it lets through (patcher/stub.h), so that the tracer, which does not see
+ * them, knows when an object may have gone from under a site (tracer/site_reuse.h). */
+#define REGION_SLOT_UNMAPS 7
+#define REGION_SLOT_UNMAPS_AT (8 * REGION_SLOT_UNMAPS)
+
 /* CONTROL_LOG_FLUSH: made by the gate's log routine (tracer/gate_code.S) when the
  * thread's log buffer is full; the tracer moves it to the log file. */
 #define CONTROL_LOG_FLUSH 3
@@ -91,7 +97,8 @@ struct region_slot {
 	uint64_t pad[8];            /* the counters start on a cache line of their own;
 	                               pad[REGION_SLOT_RETURN], [REGION_SLOT_RESULT],
 	                               [REGION_SLOT_ERRORS], [REGION_SLOT_PAD_RDX],
-	                               [REGION_SLOT_PAD_END], [REGION_SLOT_SETUP]:
+	                               [REGION_SLOT_PAD_END], [REGION_SLOT_SETUP],
+	                               [REGION_SLOT_UNMAPS]:
 	                               see above */
 	uint64_t nr_calls[REGION_NRS];
 	uint64_t site_calls[REGION_SLOT_SITES];

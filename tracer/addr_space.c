@@ -53,6 +53,9 @@ struct addr_space *as_fork(const struct addr_space *parent)
 		memcpy(as->areas, parent->areas, parent->nareas * sizeof(*as->areas));
 		as->nareas = parent->nareas;
 	}
+	/* moved: munmaps the parent's other threads made and the tracer has not read
+	 * came with the copy */
+	as->maps_epoch = parent->maps_epoch + 1;
 	as->next_counter = parent->next_counter;
 	as->npatched = parent->npatched;
 	as->region_base = parent->region_base;
@@ -89,6 +92,7 @@ static void free_unused(struct addr_space *as)
 	site_table_free(&as->sites);
 	free(as->patches);
 	free(as->areas);
+	free(as->slots);
 	free(as->site_of_counter);
 	free(as);
 }
@@ -126,8 +130,10 @@ struct patch *as_patch_of(struct addr_space *as, const struct site_record *s)
 		size_t had = as->cap_patches;
 
 		as->patches = grow_array_to(as->patches, &as->cap_patches, as->sites.n, sizeof(*as->patches));
-		/* a new site's patch starts unplanned */
+		/* a new site's patch starts unplanned, its object known now */
 		memset(as->patches + had, 0, (as->cap_patches - had) * sizeof(*as->patches));
+		for (size_t k = had; k < as->cap_patches; k++)
+			as->patches[k].maps_epoch = as->maps_epoch;
 	}
 	return &as->patches[i];
 }

@@ -51,6 +51,8 @@ struct patch {
 	uint64_t patched_ns;       /* when it was written (CLOCK_MONOTONIC) */
 	bool unmapped;             /* a munmap the tracer saw covered it: its next trap
 	                              asks which object is there (site_reuse.h) */
+	uint64_t maps_epoch;       /* its memory's maps_epoch when the object at the site
+	                              was last known (site_reuse.h) */
 };
 
 /* Written or stale: a stub with a counter exists (in-process calls were counted). */
@@ -71,6 +73,13 @@ enum site_state patch_site_state(const struct patch *p);
  * +-2 GiB from the next instruction; this keeps well inside). */
 #define AS_REACH ((1ULL << 31) - (1ULL << 20))
 
+/* A counter slot of one of the memory's threads, and the munmaps its stubs counted
+ * there when last read (site_reuse.h). */
+struct as_slot {
+	int slot;
+	uint64_t unmaps_seen;
+};
+
 /* Memory mapped near code for stubs (a jmp rel32 reaches +-2 GiB). */
 struct stub_area {
 	uint64_t addr, size, used;
@@ -85,6 +94,10 @@ struct addr_space {
 	size_t cap_patches;
 	struct stub_area *areas;
 	size_t nareas;
+	uint64_t maps_epoch;       /* moves when an object may have gone unseen: munmaps
+	                              made in-process (site_reuse.h) */
+	struct as_slot *slots;     /* its threads' slots, where they count those */
+	size_t nslots, cap_slots;
 	int next_counter;
 	unsigned npatched;
 	uint64_t region_base;      /* where early.c's set-up mapped the region */

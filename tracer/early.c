@@ -26,6 +26,7 @@
 #include "region.h"
 #include "region_handout.h"
 #include "shared_region.h"
+#include "site_reuse.h"
 #include "stops.h"
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -281,6 +282,7 @@ static void start_setup(struct thread *t, const struct user_regs_struct *regs_at
 			t->img->rec.library = LIBRARY_IS_REGION_FULL;
 		return;
 	}
+	site_reuse_slot_taken(t);
 	if (!(e = malloc(sizeof(*e))))
 		abort();
 	/* set up even with nothing known of the loader (a run's first image), and
@@ -312,6 +314,7 @@ static void start_setup(struct thread *t, const struct user_regs_struct *regs_at
 	return;
 undo:
 	undo_build(as, e->counters, e->areas);
+	site_reuse_slot_left(t, false);
 	region_slot_release(t->slot, 0);
 	t->slot = -1;
 	free(e);
@@ -342,6 +345,7 @@ static void finish(struct thread *t, uint64_t region)
 		as->mapped_at_exec = true;
 		e->entry.gs_base = region + region_slot_offset(t->slot);
 	} else {
+		site_reuse_slot_left(t, false);
 		region_slot_release(t->slot, 0);
 		t->slot = -1;
 	}

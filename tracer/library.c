@@ -19,6 +19,7 @@
 #include "region.h"
 #include "region_handout.h"
 #include "shared_region.h"
+#include "site_reuse.h"
 #include "syscall_log.h"
 #include "write_protocol.h"
 
@@ -73,8 +74,11 @@ static bool give_slot(struct thread *t)
 {
 	struct user_regs_struct regs;
 
-	if (t->slot < 0 && (t->slot = region_slot_take()) < 0)
-		return false;
+	if (t->slot < 0) {
+		if ((t->slot = region_slot_take()) < 0)
+			return false;
+		site_reuse_slot_taken(t);
+	}
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
 		return false;
 	regs.gs_base = t->img->as->region_base + region_slot_offset(t->slot);
@@ -142,6 +146,7 @@ static void take_counts(struct thread *t, bool again)
 
 	bool errors = slot->pad[REGION_SLOT_ERRORS];
 
+	site_reuse_slot_left(t, again);
 	for (size_t i = 0; i < as->sites.n; i++) {
 		const struct patch *p = &as->patches[i];
 		const struct site_record *from = &as->sites.sites[i];

@@ -18,6 +18,7 @@ bool patch_build(struct addr_space *as, struct patch *p, uint64_t at, uint8_t st
 		.site_errors = (int32_t)(offsetof(struct region_slot, site_errors) + 8 * (size_t)as->next_counter),
 		.nr_errors = (int32_t)offsetof(struct region_slot, nr_errors),
 		.errors_seen = REGION_SLOT_ERRORS_AT,
+		.unmaps = REGION_SLOT_UNMAPS_AT,
 		.flag_free_errors = __builtin_cpu_supports("bmi2"),
 		.nr_limit = REGION_NRS,
 		.log_call = syscall_log_on() ? GATE_AT(gate_log_call) : 0,

@@ -7,6 +7,7 @@
 #ifndef SYSTRACE_SITE_REUSE_H
 #define SYSTRACE_SITE_REUSE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "tasks.h"
@@ -14,7 +15,9 @@
 /* t trapped at site (its own syscall instruction, not a stub's), before the call
  * is counted. When the memory's record of site is one whose code may have gone (a
  * patch with a counter: the trap says its jump is not there; or a munmap the
- * tracer saw covered it) and the object mapped there now is another than the one
+ * tracer saw covered it; or, for a site whose calls all stop, a munmap made
+ * in-process since the object there was last known, which the stubs count in each
+ * thread's slot) and the object mapped there now is another than the one
  * it was named from, the record is retired: it keeps its patch and counter, so the
  * counts threads made through the old stub still go to the old row when their
  * slots are read; and a new record, of the next generation, takes the address:
@@ -25,5 +28,9 @@ void site_reuse_on_trap(struct thread *t, uint64_t site);
  * just before): the sites the image ran there are marked so that their next trap
  * checks the object mapped then (the tracer does not see what is mapped next). */
 void site_reuse_on_munmap(struct thread *t, uint64_t addr, uint64_t len);
+/* t took a counter slot; t's slot is given up, or emptied (it stays t's): the
+ * munmaps its stubs count there are read at its memory's traps (above). */
+void site_reuse_slot_taken(struct thread *t);
+void site_reuse_slot_left(struct thread *t, bool emptied);
 
 #endif

@@ -27,6 +27,7 @@
 /* byte offsets in a thread's counter block */
 #define ERRORS_SEEN 0
 #define SITE_COUNTER 8
+#define UNMAPS 120 /* the munmaps a guard let through */
 #define NR_COUNTERS 128
 #define NR_LIMIT 512
 #define NR_ERRORS (NR_COUNTERS + 8 * NR_LIMIT)
@@ -114,8 +115,8 @@ static fn3 rig_install_at(struct rig *r, const uint8_t *fn, size_t len, size_t s
 	code_scan_free(&s);
 	cfg = (struct stub_config){ .gate = (uintptr_t)r->gate, .site_counter = site_counter,
 				    .nr_counters = NR_COUNTERS, .site_errors = site_counter + SITE_ERRORS,
-				    .nr_errors = NR_ERRORS, .errors_seen = ERRORS_SEEN, .nr_limit = NR_LIMIT,
-				    .slow_nrs = slow, .nslow = nslow, .guards = rig_guards, .nguards = rig_nguards,
+				    .nr_errors = NR_ERRORS, .errors_seen = ERRORS_SEEN, .unmaps = UNMAPS,
+				    .nr_limit = NR_LIMIT, .slow_nrs = slow, .nslow = nslow, .guards = rig_guards, .nguards = rig_nguards,
 				    .flag_free_errors = rig_flag_free };
 	if (rig_time) {
 		cfg.time_call = (uintptr_t)r->gate + (uintptr_t)(gate_time_call - gate_code);
@@ -254,14 +255,24 @@ static const struct stub_guard guards[] = {
 	{ SYS_prctl, GUARD_SETS_SECCOMP },
 };
 
+/* Whether the site's count and the block's munmaps (before: both) moved by one, or
+ * neither did: the tracer learns of every munmap that went in-process. */
+static bool unmap_moved(const struct block *b, const struct rig *r, const uint64_t before[2])
+{
+	bool counted = site_count(b, r) == before[0] + 1;
+
+	ck_assert_uint_eq(b->w[UNMAPS / 8], before[1] + counted);
+	return counted;
+}
+
 /* Calls munmap through fn on [at, at + len) (not page-aligned: EINVAL on either path,
  * nothing is unmapped); whether the stub made it in-process (counted). */
 static bool unmap_counted(fn3 fn, bool fixed, const struct block *b, const struct rig *r, uint64_t at, long len)
 {
-	uint64_t before = site_count(b, r);
+	uint64_t before[2] = { site_count(b, r), b->w[UNMAPS / 8] };
 
 	ck_assert_int_eq(fixed ? fn((long)at, len, 0) : fn(SYS_munmap, (long)at, len), -EINVAL);
-	return site_count(b, r) == before + 1;
+	return unmap_moved(b, r, before);
 }
 
 /* Calls fn(a0, a1, a2) on a stack whose top is top: fn starts with rsp = top - 16. */
@@ -281,12 +292,12 @@ __asm__(".pushsection .text\n"
 static bool unmap_counted_on(fn3 fn, bool fixed, const struct block *b, const struct rig *r, uint64_t top,
 			     uint64_t at, long len)
 {
-	uint64_t before = site_count(b, r);
+	uint64_t before[2] = { site_count(b, r), b->w[UNMAPS / 8] };
 	long ret = fixed ? stub_test_call_on_stack(fn, (long)at, len, 0, top)
 			 : stub_test_call_on_stack(fn, SYS_munmap, (long)at, len, top);
 
 	ck_assert_int_eq(ret, -EINVAL);
-	return site_count(b, r) == before + 1;
+	return unmap_moved(b, r, before);
 }
 
 /* arch_prctl stops only to set %gs; munmap only over the stack, the stub or the gate. */
@@ -323,6 +334,7 @@ START_TEST(guarded_numbers)
 	ck_assert_uint_eq(site_count(&b, &r), 2);
 	ck_assert_int_eq(fn(SYS_prctl, PR_SET_SECCOMP, 0), -EINVAL); /* slow: not counted */
 	ck_assert_uint_eq(site_count(&b, &r), 2);
+	ck_assert_uint_eq(b.w[UNMAPS / 8], 0); /* only a munmap's guard counts there */
 	for (int k = 0; k < 2; k++) {
 		fn3 f = k ? fixed_fn : fn;
 		const struct rig *g = k ? &fixed : &r;
