@@ -491,7 +491,9 @@ static void on_exec_event(struct thread *t)
  * syscall). Such a call is counted here, at its entry, as every call a process is
  * killed inside is: a thread's exit behind a barrier was lost so in 1 run of 2.
  * Not a call already seen (entry_seen), awaited (its exit stop, its creation event),
- * made in-process or through the return pad (the gate's page), or an execve. */
+ * made in-process or through the return pad (the gate's page), or an execve; nor
+ * one that returned -ENOSYS, seen to end at a stop on its way back (its exit stop,
+ * a signal's that took it out of the pad), which results.c took the number of. */
 static void count_unseen_entry(struct thread *t)
 {
 	struct user_regs_struct regs;

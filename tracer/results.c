@@ -218,10 +218,27 @@ void results_on_stop(struct thread *t, int event)
 	}
 }
 
+/* A call whose end is known at a stop on its way back, its thread still in it (its
+ * exit stop, a signal's or an interrupt's): a death on that way out, with -ENOSYS
+ * returned and its number in orig_rax, would look like a call killed at its entry
+ * whose stop was never seen, which events.c counts (count_unseen_entry). The kernel
+ * needs the number only to restart a call, which this one is not: it goes. True if
+ * regs changed. */
+static bool forget_number(struct user_regs_struct *regs)
+{
+	if ((long)regs->rax != -ENOSYS)
+		return false;
+	regs->orig_rax = (uint64_t)-1;
+	return true;
+}
+
 void results_on_exit(struct thread *t, int64_t ret, bool count)
 {
-	if ((t->result_wait == RESULT_AT_EXIT || t->result_wait == RESULT_BY_EVENT) && !restart_is_code(ret))
-		resolve(t, ret, call_times_now(), count);
+	if ((t->result_wait != RESULT_AT_EXIT && t->result_wait != RESULT_BY_EVENT) || restart_is_code(ret))
+		return;
+	resolve(t, ret, call_times_now(), count);
+	if (ret == -ENOSYS) /* forget_number, with no registers read here */
+		ptrace(PTRACE_POKEUSER, t->tid, offsetof(struct user_regs_struct, orig_rax), (uint64_t)-1);
 }
 
 uint64_t *results_pad_return(const struct thread *t, uint64_t rip)
@@ -246,23 +263,27 @@ static void pad_registers(const struct thread *t, struct user_regs_struct *regs)
 bool results_leave_pad(struct thread *t, struct user_regs_struct *regs)
 {
 	uint64_t *back = results_pad_return(t, regs->rip);
-	bool returned;
+	bool returned, changed = false;
 
 	if (back)
 		pad_registers(t, regs);
 	returned = !restart_is_code((long)regs->rax);
 	/* a creation that stopped without its event: failed, unless it is entered again */
-	if (t->result_wait == RESULT_BY_EVENT && returned && (long)regs->orig_rax >= 0)
+	if (t->result_wait == RESULT_BY_EVENT && returned && (long)regs->orig_rax >= 0) {
 		resolve(t, (int64_t)regs->rax, call_times_now(), true);
+		changed = forget_number(regs);
+	}
 	if (!back)
-		return false;
+		return changed;
 	if (regs->rip == GATE_AT(gate_pad_syscall) || regs->rip == GATE_AT(gate_time_pad_syscall)) {
 		/* the kernel moved it back to enter the call again: at its own site */
 		regs->rip = *back - 2;
 		return true;
 	}
-	if (t->result_wait == RESULT_AT_PAD && returned)
+	if (t->result_wait == RESULT_AT_PAD && returned) {
 		resolve(t, (int64_t)regs->rax, regs->rip >= GATE_AT(gate_time_pad_stamped) ? pad_end(t) : call_times_now(), true);
+		forget_number(regs);
+	}
 	regs->rip = *back;
 	return true;
 }

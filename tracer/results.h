@@ -44,7 +44,9 @@ void results_on_exit(struct thread *t, int64_t ret, bool count);
 /* At a signal-delivery, group or interrupt stop, with t's registers: a thread in
  * the pad is put where the call itself would have left it (rip after its syscall,
  * its result taken unless the kernel will enter the call again); true if regs
- * changed (the caller writes them). */
+ * changed (the caller writes them). A call whose result is taken at such a stop,
+ * or at its exit stop (results_on_exit), loses its number from orig_rax when it
+ * returned -ENOSYS (results.c, forget_number). */
 bool results_leave_pad(struct thread *t, struct user_regs_struct *regs);
 
 /* The address the call at a seccomp stop with this instruction pointer returns to:
