@@ -1,6 +1,7 @@
 #include "stub.h"
 
 #include <string.h>
+#include <sys/syscall.h>
 
 /* Writes machine code at a known address; remembers overflow and jumps out of reach
  * instead of failing at each step. */
@@ -277,6 +278,40 @@ static void emit_stub(struct emitter *e, const struct patch_plan *plan, const st
 	emit_jump(e, JMP, sizeof(JMP), back);
 }
 
+/* The rt_sigreturn stub of stub.h: no stack, no call, its own slow syscall. */
+static void emit_sigreturn_stub(struct emitter *e, const struct patch_plan *plan, const struct stub_config *cfg,
+				struct stub_marks *m)
+{
+	uint64_t back = plan->shape == PATCH_BEFORE ? plan->site + 2 : plan->end;
+
+	m->ncounts = 0;
+	if (plan->shape == PATCH_BEFORE)
+		emit(e, plan->original, plan->end - plan->start);
+	EMIT(e, 0x65, 0x80, 0x3c, 0x25); /* cmpb $0,%gs:sigreturn_armed */
+	emit_u32(e, (uint32_t)cfg->sigreturn_armed);
+	EMIT(e, 0x00);
+	emit_jump(e, JE, sizeof(JE), e->addr + m->slow);
+	EMIT(e, 0x65, 0xc6, 0x04, 0x25); /* movb $0,%gs:sigreturn_armed */
+	emit_u32(e, (uint32_t)cfg->sigreturn_armed);
+	EMIT(e, 0x00);
+	emit_count(e, cfg->site_counter, BY_NONE, m);
+	EMIT(e, 0x48, 0x8b, 0x8c, 0x24); /* mov SIGFRAME_RAX(%rsp),%rcx */
+	emit_u32(e, SIGFRAME_RAX);
+	EMIT(e, 0x48, 0x81, 0xf9);       /* cmp $-4095,%rcx */
+	emit_u32(e, (uint32_t)-4095);
+	emit_jump(e, JB, sizeof(JB), e->addr + m->counted_errors);
+	emit_error_counts(e, cfg, false, m);
+	m->counted_errors = e->len;
+	EMIT(e, 0x49, 0xbb);             /* movabs $gate,%r11 */
+	emit_u64(e, cfg->gate);
+	EMIT(e, 0x41, 0xff, 0xe3);       /* jmp *%r11 */
+	m->slow = e->len;
+	EMIT(e, 0x0f, 0x05);             /* syscall */
+	if (plan->shape == PATCH_AFTER)
+		emit(e, plan->original + 2, plan->end - plan->start - 2);
+	emit_jump(e, JMP, sizeof(JMP), back);
+}
+
 static bool is_slow(const struct stub_config *cfg, int nr)
 {
 	for (size_t i = 0; i < cfg->nslow; i++)
@@ -291,12 +326,17 @@ size_t stub_build(const struct patch_plan *plan, const struct stub_config *cfg, 
 	struct stub_marks m = { 0 };
 	struct emitter e;
 
+	bool sigreturn = plan->nr == SYS_rt_sigreturn && cfg->sigreturns_in_process;
+
 	/* a fixed number has no dispatch; the bound is compared as a sign-extended imm32 */
-	if (plan->nr >= 0 ? is_slow(cfg, plan->nr) : cfg->nr_limit > INT32_MAX)
+	if (plan->nr >= 0 ? is_slow(cfg, plan->nr) && !sigreturn : cfg->nr_limit > INT32_MAX)
 		return 0;
 	for (int pass = 0; pass < 2; pass++) {
 		e = (struct emitter){ .out = out, .cap = cap, .addr = stub_addr };
-		emit_stub(&e, plan, cfg, &m);
+		if (sigreturn)
+			emit_sigreturn_stub(&e, plan, cfg, &m);
+		else
+			emit_stub(&e, plan, cfg, &m);
 	}
 	if (e.full || e.far)
 		return 0;

@@ -71,6 +71,22 @@
  *   after: <covered instructions after the syscall>  (PATCH_AFTER)
  *     jmp <back: site + 2, or end>
  *
+ *   rt_sigreturn (fixed number 15, with stub_config.sigreturns_in_process): it reads the
+ *   signal frame at rsp and restores every register and the flags from it, so the
+ *   stub may clobber any register and the flags, but not move rsp nor call:
+ *     <covered instructions before the syscall>       (mov $15,%rax)
+ *     cmpb $0,%gs:sigreturn_armed ; je slow            not armed: it stops
+ *     movb $0,%gs:sigreturn_armed                      armed once, by the tracer
+ *     count site_counter (load, add, store)
+ *     mov SIGFRAME_RAX(%rsp),%rcx ; cmp $-4095,%rcx ; jb 1f
+ *     count site_errors ; movb $1,%gs:errors_seen      the rax the frame restores
+ *   1: movabs $gate,%r11 ; jmp *%r11                   the gate's syscall, no return
+ *   slow: syscall ...                                  as above
+ *   A signal that comes between the test and the jump finds the word armed (the
+ *   tracer then clears it) or its stub cleared it: either way the handler's own
+ *   rt_sigreturn stops, and this one goes on in-process, its frame checked when it
+ *   was armed.
+ *
  * `slow` is 2 bytes before `after`, so a call restarted there after a signal (the
  * kernel moves rip back by 2) enters the traced syscall again.
  *
@@ -89,6 +105,12 @@
 #include "patch_plan.h"
 
 #define STUB_MAX_LEN 640
+/* Where the saved registers lie in the frame rt_sigreturn reads: struct ucontext at
+ * the stack pointer (the handler's return popped the frame's return address), its
+ * uc_mcontext after uc_flags, uc_link and uc_stack, and in it rax and rip. */
+#define SIGFRAME_MCONTEXT 40
+#define SIGFRAME_RAX (SIGFRAME_MCONTEXT + 13 * 8)
+#define SIGFRAME_RIP (SIGFRAME_MCONTEXT + 16 * 8)
 /* How far below the program's rsp a call through a stub writes: the stub's red-zone
  * step and pushes, the gate's return address, and under --log the log routine's
  * frame and its flush's pushes (tracer/gate_code.S), 192 bytes at most; under --time
@@ -128,6 +150,9 @@ struct stub_config {
 	int32_t nr_errors;         /* of the per-number error counters */
 	int32_t errors_seen;       /* of the word set once the thread counted an error */
 	int32_t unmaps;            /* of the count of munmaps a munmap guard let through */
+	bool sigreturns_in_process; /* a fixed rt_sigreturn site gets the stub drawn
+	                              above (else it has none: it is in slow_nrs) */
+	int32_t sigreturn_armed;   /* of the word that lets one through it in-process */
 	bool flag_free_errors;     /* the CPU has BMI2: the error test leaves the flags alone
 	                              (ignored with time_call) */
 	uint32_t nr_limit;         /* run-time numbers at or above it take the slow path */
@@ -160,7 +185,8 @@ struct stub_layout {
 
 /* Builds the stub for plan, to sit at stub_addr, into out (cap bytes). Returns its
  * length, or 0 when it does not fit or a jump would not reach (beyond +-2 GiB); also 0
- * when plan's fixed number is in slow_nrs (such a site must stay traced) and, for a
+ * when plan's fixed number is in slow_nrs (such a site must stay traced; not
+ * rt_sigreturn with sigreturns_in_process) and, for a
  * run-time number, when nr_limit exceeds INT32_MAX (it is compared as an imm32). */
 size_t stub_build(const struct patch_plan *plan, const struct stub_config *cfg, uint64_t stub_addr,
 		  uint8_t *out, size_t cap, struct stub_layout *layout);

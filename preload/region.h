@@ -76,6 +76,13 @@
 #define REGION_SLOT_UNMAPS 7
 #define REGION_SLOT_UNMAPS_AT (8 * REGION_SLOT_UNMAPS)
 
+/* Nonzero: the thread's next rt_sigreturn through a patched restorer may go
+ * in-process, once (the stub clears it; patcher/stub.h). The tracer sets it at a
+ * signal's delivery whose frame needs nothing of it on return, and clears it at
+ * every other stop (tracer/sigreturn_arm.h). */
+#define REGION_SLOT_SIGRETURN 0
+#define REGION_SLOT_SIGRETURN_AT (8 * REGION_SLOT_SIGRETURN)
+
 /* CONTROL_LOG_FLUSH: made by the gate's log routine (tracer/gate_code.S) when the
  * thread's log buffer is full; the tracer moves it to the log file. */
 #define CONTROL_LOG_FLUSH 3
@@ -95,7 +102,8 @@
  * the calls, so that a call that succeeds touches one cache line. */
 struct region_slot {
 	uint64_t pad[8];            /* the counters start on a cache line of their own;
-	                               pad[REGION_SLOT_RETURN], [REGION_SLOT_RESULT],
+	                               pad[REGION_SLOT_SIGRETURN],
+	                               [REGION_SLOT_RETURN], [REGION_SLOT_RESULT],
 	                               [REGION_SLOT_ERRORS], [REGION_SLOT_PAD_RDX],
 	                               [REGION_SLOT_PAD_END], [REGION_SLOT_SETUP],
 	                               [REGION_SLOT_UNMAPS]:

@@ -115,7 +115,10 @@ bool children_on_creator_event(struct thread *creator, int event, uint64_t flags
 			if (!is_thread)
 				image_end_by_status(img, status);
 		} else {
-			placement_inherit(thread_add(tid, img, THREAD_AWAIT_INITIAL_STOP), creator);
+			child = thread_add(tid, img, THREAD_AWAIT_INITIAL_STOP);
+			placement_inherit(child, creator);
+			/* a process copied inside a handler returns from it too */
+			child->handler_frames = is_thread ? 0 : creator->handler_frames;
 		}
 	}
 	return true;
@@ -143,7 +146,9 @@ struct thread *children_on_unknown_stop(pid_t tid)
 	}
 	if (img)
 		thread_attach(t, img);
-	if (creator)
+	if (creator) {
 		placement_inherit(t, creator);
+		t->handler_frames = (pid_t)tgid == tid ? creator->handler_frames : 0;
+	}
 	return t;
 }

@@ -31,6 +31,7 @@
 #include "restarts.h"
 #include "results.h"
 #include "signal_fixups.h"
+#include "sigreturn_arm.h"
 #include "signals.h"
 #include "site_reuse.h"
 #include "stops.h"
@@ -276,6 +277,7 @@ static void on_seccomp(struct thread *t)
 	}
 	if (!repeat) {
 		if (idx == nr_rt_sigreturn) {
+			sigreturn_on_call(t);
 			if (restart_note_sigreturn(t, info.stack_pointer))
 				results_interrupted(t, t->restart_site, t->restart_nr);
 			fixups_on_sigreturn(t, info.stack_pointer);
@@ -450,6 +452,8 @@ static void on_exec_event(struct thread *t)
 	}
 	image_take_times(old, tgid);
 	t->recheck_return = 0; /* the new program's registers */
+	t->handler_frames = 0; /* and no handler of the old one's */
+	t->sigreturn_armed = false;
 	img = image_new(tgid, old->rec.image + 1, old->rec.ppid, procfs_exe(tgid));
 	img->own_filter = old->own_filter; /* the kernel keeps filters across exec */
 	library_image_starts(img, NULL, false);
@@ -557,6 +561,7 @@ static void on_signal(struct thread *t, int sig)
 		fixups_on_signal(t, &d, &regs);
 		own_filter_on_signal(t, sig, &regs);
 		restart_note_signal(t, &d, &regs);
+		sigreturn_on_delivery(t, &regs, &d);
 	}
 	resume(t->tid, PTRACE_CONT, sig);
 }
@@ -683,6 +688,7 @@ static void dispatch(pid_t tid, int status)
 		return;
 	}
 	early_on_stop(t);
+	sigreturn_on_stop(t);
 	if (event != PTRACE_EVENT_SECCOMP)
 		count_stop(t->img, stop_kind_of(event, sig, t->state == THREAD_AWAIT_INITIAL_STOP, t->exec_index >= 0));
 	results_on_stop(t, event);

@@ -4,7 +4,10 @@
  *   - they change the stack or never return to the stub: rt_sigreturn, clone3, vfork
  *     (a child would return into the stub on a stack it does not have, or share it
  *     with its parent); clone and fork too under --log and --time, whose routines'
- *     frames and buffers a child would return through and write as its parent's;
+ *     frames and buffers a child would return through and write as its parent's.
+ *     rt_sigreturn's own site (a restorer: `mov $15,%rax; syscall`) gets a stub of
+ *     its own that neither moves the stack nor calls (patcher/stub.h), but not
+ *     under --log and --time either;
  *   - exit may run on a stack the thread itself unmapped (musl's pthread_exit:
  *     munmap, then exit), which the stub's call to the gate would need;
  *   - the tracer needs their entry: execve, execveat (the exec's set-up), the
@@ -30,8 +33,9 @@
 
 #include "stub.h"
 
-/* forks_in_process: clone and fork go in-process when they make a plain copy. */
-void must_stop_setup(bool forks_in_process);
+/* counting_only (no --log, no --time): clone and fork go in-process when they
+ * make a plain copy, and rt_sigreturn sites are patched. */
+void must_stop_setup(bool counting_only);
 /* Why a site whose fixed x86-64 number is nr stays traced ("syscall-execve"), or
  * NULL when it need not. */
 const char *must_stop_reason(int nr);

@@ -1,5 +1,7 @@
 #include "patch_build.h"
 
+#include <sys/syscall.h>
+
 #include "call_times.h"
 #include "gate.h"
 #include "gate_code.h"
@@ -24,6 +26,8 @@ bool patch_build(struct addr_space *as, struct patch *p, uint64_t at, uint8_t st
 		.log_call = syscall_log_on() ? GATE_AT(gate_log_call) : 0,
 		.time_call = call_times_on() ? GATE_AT(gate_time_call) : 0,
 		.site_time = (int32_t)(REGION_TIME_SITE_TICKS + 8 * (size_t)as->next_counter),
+		.sigreturns_in_process = !must_stop_reason(SYS_rt_sigreturn), /* its own stub */
+		.sigreturn_armed = REGION_SLOT_SIGRETURN_AT,
 	};
 
 	cfg.slow_nrs = must_stop_indexes(&cfg.nslow);

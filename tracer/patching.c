@@ -14,6 +14,7 @@
 #include "proc_maps.h"
 #include "procfs.h"
 #include "restarts.h"
+#include "sigreturn_arm.h"
 #include "site_history.h"
 #include "site_plan.h"
 #include "syscall_log.h"
@@ -28,7 +29,10 @@ static enum patch_mode mode;
 void patching_setup(enum patch_mode m, bool ahead)
 {
 	mode = m;
-	must_stop_setup(!syscall_log_on() && !call_times_on());
+	bool counting_only = !syscall_log_on() && !call_times_on();
+
+	must_stop_setup(counting_only);
+	sigreturn_arm_setup(counting_only);
 	known_sites_setup(ahead);
 }
 

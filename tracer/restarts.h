@@ -12,14 +12,8 @@
 #include <sys/user.h>
 
 #include "procfs.h"
+#include "stub.h" /* the signal frame's layout */
 #include "tasks.h"
-
-/* Where the saved registers lie in the frame rt_sigreturn reads: struct ucontext at
- * the stack pointer (the handler's return popped the frame's return address), its
- * uc_mcontext after uc_flags, uc_link and uc_stack, and in it rax and rip. */
-#define SIGFRAME_MCONTEXT 40
-#define SIGFRAME_RAX (SIGFRAME_MCONTEXT + 13 * 8)
-#define SIGFRAME_RIP (SIGFRAME_MCONTEXT + 16 * 8)
 
 /* -ERESTARTNOINTR's code: the call is entered again, whatever the handler. */
 #define RESTART_CODE_NOINTR 513

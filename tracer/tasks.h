@@ -63,6 +63,9 @@ struct thread {
 	bool gone;                     /* dead, kept only to absorb that event */
 	bool held;                     /* stopped, its status waiting in events.c's queue */
 	bool interrupted;              /* write_protocol.c asked it to stop (PTRACE_INTERRUPT) */
+	bool sigreturn_armed;          /* its slot's word was armed at its last stop, and */
+	unsigned handler_frames;       /* the frames of its handlers that may be live
+	                                  (sigreturn_arm.h) */
 	int slot;                      /* its counter slot in the region (%gs), or -1 */
 	struct exec_setup *setup;      /* its image's set-up at exec, while it runs (early.c) */
 

@@ -36,8 +36,8 @@ Usable as a module (sys.path.insert(0, E2E_DIR); import csvtool) and as a comman
       each image's rows adding up to the same in both files.
   csvtool.py never-patched DIR NAME[,NAME...]
       no sites.csv row for one of these syscall names is patched or has in-process
-      calls (rt_sigreturn, vfork...: they must stop in the tracer), and a clone
-      site has in-process calls only in a fork function (_Fork: plain forks).
+      calls (clone3, vfork...: they must stop in the tracer), and clone and
+      rt_sigreturn sites have in-process calls only in _Fork and __restore_rt.
   csvtool.py library DIR EXPECT [EXE_SUFFIX]
       every processes.csv row (or those whose exe ends with EXE_SUFFIX) has
       library == EXPECT; `unpatchable` in EXPECT's place means every sites.csv row of
@@ -576,21 +576,24 @@ def check_site(d, want, expect):
     return []
 
 
-# Where a plain fork is made (clone with no new stack, no shared memory): only there
-# may a clone go in-process (glibc's fork).
-FORK_FUNCTIONS = {"_Fork"}
+# The functions where a call of these numbers may go in-process: a plain fork (clone
+# with no new stack, no shared memory: glibc's fork) and a signal handler's return
+# through a restorer (`mov $15,%rax; syscall`, whose stub moves no stack).
+INPROCESS_ONLY_IN = {"clone": {"_Fork"}, "rt_sigreturn": {"__restore_rt"}}
 
 
 def check_never_patched(d, names):
-    """names never patched, nor in-process; clone in-process only in a fork function."""
+    """names never patched, nor in-process; clone and rt_sigreturn in-process only
+    in the functions of INPROCESS_ONLY_IN."""
     problems = []
     for r in load_sites(d):
         inprocess = to_int(r["inprocess"], "sites.csv inprocess")
+        only_in = INPROCESS_ONLY_IN.get(r["syscall"])
         if r["syscall"] in names and (r["state"] == "patched" or inprocess != 0):
             problems.append(f"a {r['syscall']} site must stop in the tracer, but " + describe_site(r))
-        elif r["syscall"] == "clone" and inprocess and r["symbol"].split("+")[0] not in FORK_FUNCTIONS:
-            problems.append("a clone site may go in-process only as a plain fork (in "
-                            f"{', '.join(sorted(FORK_FUNCTIONS))}), but " + describe_site(r))
+        elif only_in and inprocess and r["symbol"].split("+")[0] not in only_in:
+            problems.append(f"a {r['syscall']} site may go in-process only in {', '.join(sorted(only_in))}, but "
+                            + describe_site(r))
     return problems
 
 

@@ -2,7 +2,7 @@
 # The in-process path, exactly: every hazard program (tests/programs: redzone, regs,
 # race_threads, blocked_threads, branch_into, syscall_ret_next, jit, sigsys,
 # clone_stack, unmap_self, vfork_patched, fork_threads; and the older clone_vm, vfork_exec,
-# fork_from_thread, exec_from_thread, signals) runs under systrace in its default mode
+# fork_from_thread, exec_from_thread, signals, nested_handlers) runs under systrace in its default mode
 # (safe), and (first_call, 150 times: its first calls at fresh sites return their own
 # results):
 #  - exits 0: each program checks its own results and exits non-zero when a patch
@@ -16,9 +16,10 @@
 #  - its hot sites, fixed-number or run-time-number sites in the program or libc
 #    with room for a patch, are `patched` with in-process calls; the sites that a
 #    patch would break (a branch target inside, `syscall; ret; next function`) are
-#    never patched; no rt_sigreturn, clone3 or vfork site ever is, and clone goes
-#    in-process only as a plain fork (glibc's _Fork, whose child returns through
-#    the stub on its own copy of the stack): a clone on a new stack always stops.
+#    never patched; no clone3 or vfork site ever is, clone goes in-process only as
+#    a plain fork (glibc's _Fork, whose child returns through the stub on its own
+#    copy of the stack): a clone on a new stack always stops; and rt_sigreturn only
+#    at glibc's restorer, whose stub moves no stack.
 . "$(dirname "$0")/lib.sh"
 P=$PROGRAMS
 T=$TMPDIR
@@ -212,5 +213,14 @@ if compare_inprocess signals default "exit_group=2 kill=1" "$P/signals"; then
 	expect_rows "$T/signals" getppid "5 20" signals
 fi
 expect_never_patched "$T/signals" signals
+# handlers that return in-process (the restorer patched, its word armed at the
+# delivery), nest (both returns stop) and leave by siglongjmp (the armed word left
+# behind serves no later frame)
+if compare_inprocess nested_handlers default "exit_group=1" "$P/nested_handlers" 30; then
+	expect_count "$T/nested_handlers" x86_64 rt_sigreturn 80 nested_handlers
+	expect_count "$T/nested_handlers" x86_64 getppid 80 nested_handlers
+fi
+expect_site "$T/nested_handlers" __restore_rt patched "nested_handlers (glibc's restorer)"
+common nested_handlers nested_handlers
 
 finish

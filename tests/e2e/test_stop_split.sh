@@ -5,7 +5,9 @@
 #  - fork_loop (pid's image 1): 2N + 4. Its execve as systrace's launched child: the
 #    seccomp stop and the exec event (the launcher's stops go to the command's image);
 #    per child the clone's seccomp stop and the fork event (2N); exit_group's seccomp
-#    stop and its exit event;
+#    stop and its exit event. In the default mode N + 5: the clone's site is patched
+#    at the first fork, and a plain fork goes in-process from then on (its child
+#    returns through the stub on its own copy of the stack): one clone stop;
 #  - each child (image 0): its first stop (seized by the fork), then either exit_group
 #    (at a site of fork_loop's own, which the parent never runs: one in libc that a
 #    child taught the tracer could be written into the parent at its next trap there,
@@ -75,12 +77,12 @@ run() { # NAME MODE ARGS...: runs fork_loop, which must exit 0, and checks its f
 }
 
 for mode in off default; do
-	later=2
-	[ "$mode" = default ] && later=1
+	later=2 root=$((2 * N + 4))
+	[ "$mode" = default ] && later=1 root=$((N + 5))
 	run "exec_$mode" "$mode" "$N" exec &&
-		expect_lifecycle "$TMPDIR/exec_$mode" "fork_loop $N exec --patch=$mode" $((2 * N + 4)) 3 2 $later
+		expect_lifecycle "$TMPDIR/exec_$mode" "fork_loop $N exec --patch=$mode" $root 3 2 $later
 	run "exit_$mode" "$mode" "$N" &&
-		expect_lifecycle "$TMPDIR/exit_$mode" "fork_loop $N --patch=$mode" $((2 * N + 4)) 3 - -
+		expect_lifecycle "$TMPDIR/exit_$mode" "fork_loop $N --patch=$mode" $root 3 - -
 done
 
 finish
