@@ -67,3 +67,36 @@ void count_result(struct image *img, struct site_record *s, int idx, int64_t ret
 	if (ret < 0 && ret >= -4095)
 		count_errors(img, s, idx, 1);
 }
+
+/* One in-process call of index idx (at s; NULL: a site whose number varies) goes
+ * from one image to another. */
+static void move_inprocess(struct image *from, struct image *to, struct site_record *s, int idx)
+{
+	if (s)
+		s->inprocess--;
+	from->rec.inprocess--;
+	from->rec.calls[idx]--;
+	from->rec.early -= !from->late;
+	count_inprocess(to, s, 1, idx);
+}
+
+void count_move_exec(struct image *from, struct image *to, const int *idx, size_t nidx)
+{
+	/* the call that did not fail: every other came back with an error */
+	for (size_t i = 0; i < from->sites.n; i++) {
+		struct site_record *s = &from->sites.sites[i];
+
+		for (size_t k = 0; k < nidx; k++) {
+			if (s->syscall == idx[k] && s->inprocess && s->ptraced + s->inprocess > s->errors) {
+				move_inprocess(from, to, s, idx[k]);
+				return;
+			}
+		}
+	}
+	for (size_t k = 0; k < nidx; k++) {
+		if (from->rec.calls[idx[k]] > from->rec.errors[idx[k]] && from->rec.inprocess) {
+			move_inprocess(from, to, NULL, idx[k]);
+			return;
+		}
+	}
+}

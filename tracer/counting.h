@@ -6,6 +6,7 @@
 #define SYSTRACE_COUNTING_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tasks.h"
@@ -25,5 +26,10 @@ void count_errors(struct image *img, struct site_record *s, int idx, uint64_t n)
 /* A call of index idx at site s returned ret (an error when -4095..-1, as strace
  * counts). */
 void count_result(struct image *img, struct site_record *s, int idx, int64_t ret);
+/* An execve made in-process that succeeded, counted by its stub in the image that
+ * called it (from, its slot read), moves to the image it created (to), at its site,
+ * named as in from (at a site whose number varies: with no site): a successful
+ * execve is its new image's first call. idx: the indexes of execve and execveat. */
+void count_move_exec(struct image *from, struct image *to, const int *idx, size_t nidx);
 
 #endif

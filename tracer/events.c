@@ -204,6 +204,26 @@ static bool seccomp_stop_gone(pid_t tid, long got, int err)
 	return ptrace(PTRACE_GETSIGINFO, tid, 0, &si) < 0 || si.si_code == (SIGTRAP | (PTRACE_EVENT_EXIT << 8));
 }
 
+/* At an execve's seccomp stop (one that could not go in-process: its first at the
+ * site, or under --log or --time): counted when its result is known, at the exec
+ * event in the image it creates, or failed, in its caller, when the pad or its exit
+ * stop gives the result (a shell's try of each PATH folder stops once, not twice).
+ * True if t was resumed here. */
+static bool begin_exec(struct thread *t, int idx, uint64_t site, uint64_t back)
+{
+	t->exec_index = idx;
+	t->exec_site = (struct site_record){ .addr = site, .syscall = idx };
+	image_name_sites(t->img, t->tid, &t->exec_site);
+	syscall_log_drain(t); /* the in-process calls of the image it may end */
+	call_times_start(t);
+	if (call_times_on()) { /* its time from its exit stop, not its next one */
+		resume(t->tid, own_filter_recheck(t, PTRACE_SYSCALL, back), 0);
+		return true;
+	}
+	results_expect(t, RESULT_OF_CALL, idx, site, false);
+	return false;
+}
+
 static void on_seccomp(struct thread *t)
 {
 	struct __ptrace_syscall_info info = { 0 }; /* zeroed: valgrind does not know this request writes it */
@@ -250,32 +270,16 @@ static void on_seccomp(struct thread *t)
 	count_stop(img, stop_call_is_lifecycle(idx) && !reissued ? STOP_LIFECYCLE : STOP_OTHER);
 	img->rec.restarted += repeat && cause == RESTART_BY_SIGNAL;
 	if (idx == nr_execve[abi] || idx == nr_execveat[abi]) {
-		/* counted when its result is known: at the exec event in the image it
-		 * creates, or at its exit stop, failed, in its caller */
-		t->exec_index = idx;
-		t->exec_site = (struct site_record){ .addr = site, .syscall = idx };
-		image_name_sites(img, t->tid, &t->exec_site);
-		syscall_log_drain(t); /* the in-process calls of the image it may end */
-		call_times_start(t);
-		if (call_times_on()) { /* its time from its exit stop, not its next one */
-			resume(t->tid, own_filter_recheck(t, PTRACE_SYSCALL, back), 0);
+		if (begin_exec(t, idx, site, back))
 			return;
-		}
-		/* a failure comes back through the pad (a shell's try of each PATH
-		 * folder stops once, not twice): counted at the next stop */
-		results_expect(t, RESULT_OF_CALL, idx, site, false);
-		resume(t->tid, results_resume(t, PTRACE_CONT, back, true), 0);
-		return;
-	}
-	if (repeat) {
+	} else if (repeat) {
 		results_expect(t, result_kind_of(abi, idx), idx, site, true);
 		call_times_repeat(t); /* its time from its first start */
-	}
-	if (repeat && !reissued) {
-		resume(t->tid, results_resume(t, PTRACE_CONT, back, idx != nr_rt_sigreturn), 0);
-		return;
-	}
-	if (!repeat) {
+		if (!reissued) {
+			resume(t->tid, results_resume(t, PTRACE_CONT, back, idx != nr_rt_sigreturn), 0);
+			return;
+		}
+	} else {
 		if (idx == nr_rt_sigreturn) {
 			sigreturn_on_call(t);
 			if (restart_note_sigreturn(t, info.stack_pointer))
@@ -481,8 +485,14 @@ static void on_exec_event(struct thread *t)
 	old->live_threads--;
 	thread_detach(t);
 	thread_attach(t, img);
-	if (t->exec_index >= 0)
+	if (t->exec_index >= 0) {
 		count_exec(t, 0);
+	} else {
+		/* made in-process: its stub counted it in the old image, whose sites
+		 * can be named only as planned now (its memory is gone) */
+		image_name_sites_as_planned(old);
+		count_move_exec(old, img, (const int[]){ nr_execve[ABI_X86_64], nr_execveat[ABI_X86_64] }, 2);
+	}
 	image_end(old, IMAGE_EXECED, 0);
 	proc_maps_forget(tgid); /* its mappings are the new memory's */
 	early_on_exec(t);

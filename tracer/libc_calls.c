@@ -121,7 +121,7 @@ static const char *entry_point(pid_t tid, const struct libc_view *v, enum unwind
 /* The walk reads libc's read-only segments (its unwind tables) from the tracer's
  * own mapping of the file: its code there differs only at patched sites, which
  * the walk never reads (libunwind reads code only to spot a signal trampoline,
- * whose rt_sigreturn is never patched). */
+ * whose bytes the file holds unpatched). */
 static bool read_libc_file(void *view, uint64_t addr, void *buf, size_t len)
 {
 	const struct libc_view *v = view;

@@ -7,10 +7,11 @@
 #include "syscall_names.h"
 
 static const char *const names[] = {
-	"rt_sigreturn", "clone3", "vfork", "execve", "execveat", "exit",
-	"sched_setaffinity", "sched_getaffinity", "ptrace", "seccomp",
-	"clone", "fork", /* last: in-process when only counting (must_stop_setup) */
+	"rt_sigreturn", "clone3", "vfork", "exit", "sched_setaffinity", "sched_getaffinity", "ptrace", "seccomp",
+	/* last: in-process when only counting (must_stop_setup) */
+	"clone", "fork", "execve", "execveat",
 };
+#define NCOUNTING_ONLY 4
 #define NCALLS (sizeof(names) / sizeof(names[0]))
 static int indexes[NCALLS];
 static const char *reasons[NCALLS];
@@ -29,7 +30,7 @@ void must_stop_setup(bool counting_only)
 	char reason[64];
 
 	sigreturn_patched = counting_only;
-	ncalls = counting_only ? NCALLS - 2 : NCALLS;
+	ncalls = counting_only ? NCALLS - NCOUNTING_ONLY : NCALLS;
 	for (size_t i = 0; i < ncalls; i++) {
 		indexes[i] = syscall_index_of(ABI_X86_64, names[i]);
 		snprintf(reason, sizeof(reason), "syscall-%s", names[i]);

@@ -10,8 +10,10 @@
  *     under --log and --time either;
  *   - exit may run on a stack the thread itself unmapped (musl's pthread_exit:
  *     munmap, then exit), which the stub's call to the gate would need;
- *   - the tracer needs their entry: execve, execveat (the exec's set-up), the
- *     affinity calls (placement.c), ptrace (a traced program's ptrace of threads
+ *   - the tracer needs their entry: execve, execveat under --log and --time (the
+ *     log's entries of the image it may end, the call's start; else they go
+ *     in-process, and the exec event moves a successful one to its new image:
+ *     counting.h), the affinity calls (placement.c), ptrace (a traced program's ptrace of threads
  *     systrace traces is answered by the tracer: nested_ptrace.h), seccomp (a
  *     program's own filter is rewritten before the kernel takes it: own_filter.h).
  * And the calls that must stop only in some cases (the stubs check, patcher/stub.h):
@@ -34,7 +36,8 @@
 #include "stub.h"
 
 /* counting_only (no --log, no --time): clone and fork go in-process when they
- * make a plain copy, and rt_sigreturn sites are patched. */
+ * make a plain copy, execve and execveat go in-process, and rt_sigreturn sites are
+ * patched. */
 void must_stop_setup(bool counting_only);
 /* Why a site whose fixed x86-64 number is nr stays traced ("syscall-execve"), or
  * NULL when it need not. */

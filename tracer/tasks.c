@@ -247,6 +247,13 @@ static bool still_a_syscall(const uint8_t b[2])
 	return (b[0] == 0x0f && (b[1] == 0x05 || b[1] == 0x34)) || (b[0] == 0xcd && b[1] == 0x80);
 }
 
+void image_name_sites_as_planned(struct image *img)
+{
+	for (size_t i = 0; img->unnamed_sites && i < img->sites.n; i++)
+		if (!img->sites.sites[i].named && name_as_planned(img->as, &img->sites.sites[i]))
+			img->unnamed_sites--;
+}
+
 void image_name_sites(struct image *img, pid_t tid, struct site_record *extra)
 {
 	size_t n = 0, *which;
@@ -254,13 +261,14 @@ void image_name_sites(struct image *img, pid_t tid, struct site_record *extra)
 	uint8_t (*code)[2];
 	bool *whole;
 
+	image_name_sites_as_planned(img);
 	if (!img->unnamed_sites && !extra)
 		return;
 	if (!objects_begin(tid))
 		return;
 	which = zalloc((img->sites.n + 1) * sizeof(*which));
 	for (size_t i = 0; img->unnamed_sites && i < img->sites.n; i++)
-		if (!img->sites.sites[i].named && !name_as_planned(img->as, &img->sites.sites[i]))
+		if (!img->sites.sites[i].named)
 			which[n++] = i;
 	/* the others from what is mapped now, if their code is still there (one read):
 	 * a site whose bytes changed is left without an object rather than given one

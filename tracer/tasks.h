@@ -165,6 +165,9 @@ void image_end_by_status(struct image *img, int wait_status);
 /* Names the image's sites not named yet, and extra if not NULL, from the mappings
  * as seen by tid, a live thread of the image (a zombie leader has none). */
 void image_name_sites(struct image *img, pid_t tid, struct site_record *extra);
+/* Of those, the ones its memory's records name (planned sites: named when planned),
+ * with no look at the mappings (an image whose memory an execve replaced). */
+void image_name_sites_as_planned(struct image *img);
 /* Reads the group's user and system time into the record (at its last stop). */
 void image_take_times(struct image *img, pid_t pid);
 

@@ -20,7 +20,8 @@
 #  - loader_intact: the loader's code the set-up ran over is the file's again, in
 #    clean pages, when nothing is patched;
 #  - a /bin/true image stops twice: its first call outside the loader and its exit;
-#  - an execve that fails stops once (env trying each folder of PATH);
+#  - an execve goes in-process once its site is patched, failing or not (env trying
+#    each folder of PATH), and a failing one before that stops once;
 #  - an image under an address-space limit the region does not fit in runs, on the
 #    ptrace path (library region-unreachable), exactly counted.
 . "$(dirname "$0")/lib.sh"
@@ -105,11 +106,12 @@ sys.exit(0 if got == want else 1)
 PY
 fi
 
-# An execve that fails (env's execvp trying each folder of PATH) stops once, at its
-# entry: its error comes back through the return pad, not at an exit stop. The last
-# env image: its exec event and its three execve (two of them failing) are its
-# lifecycle stops, its first libc call the early one.
-echo "== stops of a failed execve"
+# execve goes in-process once its site is patched (its first call traps there): env's
+# execvp trying each folder of PATH, failing twice and then running uname, stops
+# nowhere, and the successful call is counted in the image it created. The first
+# env image's first try, made before, fails through the return pad: one stop, no
+# exit stop. The last env image stops only at its exec event and its first libc call.
+echo "== execve in-process"
 mkdir -p "$T/none1" "$T/none2"
 st_run_mode default "$T/exec_stops" sh -c 'PATH=$0:$1:/usr/bin:/bin; env uname; env uname; env uname' "$T/none1" "$T/none2"
 if [ "$ST_STATUS" -ne 0 ]; then
@@ -117,17 +119,25 @@ if [ "$ST_STATUS" -ne 0 ]; then
 elif require_file "$T/exec_stops/processes.csv" "env uname x3"; then
 	# sh's own, then for each: env's (found by the shell), env's 2 failing and uname's
 	expect_count "$T/exec_stops" x86_64 execve 13 "env uname x3"
-	python3 - "$T/exec_stops" <<'PY' || check_problem "env uname x3: the last env image's stops (above)"
+	python3 - "$T/exec_stops" <<'PY' || check_problem "env uname x3: the env images' stops and execve rows (above)"
 import csv, sys
-rows = [r for r in csv.DictReader(open(sys.argv[1] + "/processes.csv")) if r["exe"].endswith("/env")]
-last = max(rows, key=lambda r: int(r["start_ns"]))
-calls = [r for r in csv.DictReader(open(sys.argv[1] + "/syscalls.csv"))
-         if (r["pid"], r["image"], r["syscall"]) == (last["pid"], last["image"], "execve")]
+procs = sorted((r for r in csv.DictReader(open(sys.argv[1] + "/processes.csv")) if r["exe"].endswith("/env")),
+               key=lambda r: int(r["start_ns"]))
+calls = {(r["pid"], r["image"]): r for r in csv.DictReader(open(sys.argv[1] + "/syscalls.csv"))
+         if r["syscall"] == "execve"}
+
+def row(p):
+    c = calls.get((p["pid"], p["image"]))
+    return tuple(int(c[k]) for k in ("calls", "errors", "ptraced", "inprocess")) if c else None
+
+first, last = procs[0], procs[-1]
 got = {k: int(last[k]) for k in ("ptrace_stops", "stops_early", "stops_lifecycle", "stops_late")}
-got["execve"] = (int(calls[0]["calls"]), int(calls[0]["errors"])) if calls else None
-want = {"ptrace_stops": 5, "stops_early": 1, "stops_lifecycle": 4, "stops_late": 0, "execve": (3, 2)}
-print(f"    the last env image: {got}")
-sys.exit(0 if got == want else 1)
+got["execve"], got["first_execve"] = row(last), row(first)
+# its own execve (counted here) and env's 3; the first env's first try went through the pad
+want = {"ptrace_stops": 2, "stops_early": 1, "stops_lifecycle": 1, "stops_late": 0, "execve": (3, 2, 0, 3),
+        "first_execve": (3, 2, 1, 2)}
+print(f"    env images: {len(procs)}; the last: {got}")
+sys.exit(0 if got == want and len(procs) == 3 else 1)
 PY
 fi
 

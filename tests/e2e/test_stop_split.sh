@@ -13,7 +13,10 @@
 #    child taught the tracer could be written into the parent at its next trap there,
 #    and the later children would inherit it) and its exit event (3), or execve's
 #    seccomp stop and exec event (3: a successful execve is resumed past its exit
-#    stop);
+#    stop). In the default mode the first child's execve patches its site in its
+#    own memory; fork_loop has it written at its next stop, the second fork's event,
+#    after that child was copied: from the third on, the children inherit it, and
+#    their execve goes in-process (2);
 #  - each getppid_loop (image 1): exit_group's stop and the exit event (2); in the
 #    default mode only the first one: the site of its exit_group (glibc's _Exit) is
 #    patched then, and every later getppid_loop has it written at start, so its
@@ -25,20 +28,23 @@
 . "$(dirname "$0")/lib.sh"
 N=7
 
-# expect_lifecycle DIR WHAT ROOT CHILD EXECED [LATER]: the stops_lifecycle of the root
-# row, every fork child's row (image 0) and the first exec'd child's (image 1, not the
-# root), and the later exec'd children's (LATER, default EXECED).
+# expect_lifecycle DIR WHAT ROOT CHILD EXECED LATER CHILD_LATER: the stops_lifecycle
+# of the root row, the first fork children's rows (image 0: CHILD, a comma list, one
+# value for each of the first ones) and the later ones' (CHILD_LATER), the first
+# exec'd child's (image 1, not the root) and the later ones' (LATER).
 expect_lifecycle() {
 	python3 - "$@" "$N" <<'PY' || check_problem "$2: lifecycle stops (above)"
 import sys
 sys.path.insert(0, __import__("os").environ["E2E_DIR"])
 import csvtool
-d, what, root, child, execed, later, n = sys.argv[1:]
+d, what, root, child, execed, later, child_later, n = sys.argv[1:]
 rows = csvtool.load_processes(d)
 root_pid = min(int(r["pid"]) for r in rows if r["image"] == "1" and r["ppid"] not in {x["pid"] for x in rows})
 first_exec = min((int(r["start_ns"]), r["pid"]) for r in rows
                  if r["image"] == "1" and int(r["pid"]) != root_pid) if execed != "-" else None
-want = {"root": int(root), "child": int(child), "execed": int(execed) if execed != "-" else None}
+children = [r["pid"] for r in sorted((r for r in rows if r["image"] == "0"), key=lambda r: int(r["start_ns"]))]
+first_children = [int(v) for v in child.split(",")]
+want = {"root": int(root), "child": None, "execed": int(execed) if execed != "-" else None}
 seen = {"root": 0, "child": 0, "execed": 0}
 bad = 0
 for r in rows:
@@ -46,6 +52,9 @@ for r in rows:
     seen[kind] += 1
     if kind == "execed" and want[kind] is not None and first_exec[1] != r["pid"]:
         want_here = int(later)
+    elif kind == "child":
+        at = children.index(r["pid"])
+        want_here = first_children[at] if at < len(first_children) else int(child_later)
     else:
         want_here = want[kind]
     if want_here is None or int(r["stops_lifecycle"]) != want_here:
@@ -77,12 +86,12 @@ run() { # NAME MODE ARGS...: runs fork_loop, which must exit 0, and checks its f
 }
 
 for mode in off default; do
-	later=2 root=$((2 * N + 4))
-	[ "$mode" = default ] && later=1 root=$((N + 5))
+	later=2 root=$((2 * N + 4)) child_later=3
+	[ "$mode" = default ] && later=1 root=$((N + 5)) child_later=2
 	run "exec_$mode" "$mode" "$N" exec &&
-		expect_lifecycle "$TMPDIR/exec_$mode" "fork_loop $N exec --patch=$mode" $root 3 2 $later
+		expect_lifecycle "$TMPDIR/exec_$mode" "fork_loop $N exec --patch=$mode" $root 3,3 2 $later $child_later
 	run "exit_$mode" "$mode" "$N" &&
-		expect_lifecycle "$TMPDIR/exit_$mode" "fork_loop $N --patch=$mode" $root 3 - -
+		expect_lifecycle "$TMPDIR/exit_$mode" "fork_loop $N --patch=$mode" $root 3 - - 3
 done
 
 finish

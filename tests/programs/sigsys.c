@@ -1,7 +1,8 @@
 /* Signal handlers that make syscalls at the site the interrupted code is using (a
  * patched site must be reentrant: no per-call state outside the stack), and
- * rt_sigreturn after them (its site must never go through the in-process path: it
- * changes the stack and every register). One SA_SIGINFO | SA_RESTART handler for
+ * rt_sigreturn after them (it changes the stack and every register: its restorer's
+ * stub must neither move the stack nor call, and goes in-process only for a frame
+ * the tracer armed it for). One SA_SIGINFO | SA_RESTART handler for
  * SIGUSR1 and SIGALRM checks its siginfo and makes, through glibc's syscall() (the
  * run-time-number site the main loop uses), getpid (checked) and write of one byte
  * to /dev/null (checked). The signals come from:
