@@ -503,6 +503,47 @@ static void on_exit_event(struct thread *t)
 	resume(t->tid, PTRACE_CONT, 0);
 }
 
+/* The signal forward_signal is passing on, and its sender, while it takes the stops
+ * that have come. */
+static int passing_sig;
+static pid_t passing_from;
+
+#define SIG_BIT(sig) (1ull << ((sig) - 1))
+
+/* Whom a signal sent to systrace is passed on to: the command, or once it has
+ * exited, every process it left behind (their leaders). */
+static bool image_is_target(const struct image *img)
+{
+	return img->rec.pid == root_pid || result->root_status_known;
+}
+
+static bool forward_target(const struct thread *t)
+{
+	return t->img && t->tid == t->img->rec.pid && image_is_target(t->img);
+}
+
+static void note_own_copy_pending(struct thread *t, void *arg)
+{
+	uint64_t pending;
+
+	(void)arg;
+	if (forward_target(t) && procfs_status_u64(t->tid, "ShdPnd", 16, &pending))
+		t->img->own_copies |= pending & SIG_BIT(passing_sig);
+}
+
+/* A delivery stop of a signal that systrace is to pass on, from the same sender:
+ * seen while forward_signal waits, or before it ran (waitpid gave the stop, and the
+ * handler ran on the way back from it). */
+static void note_own_copy_taken(struct thread *t, int sig)
+{
+	siginfo_t si;
+
+	if (t->img && image_is_target(t->img) && ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == 0
+	    && si.si_code == SI_USER
+	    && ((sig == passing_sig && si.si_pid == passing_from) || signals_forward_pending(sig, si.si_pid)))
+		t->img->own_copies |= SIG_BIT(sig);
+}
+
 static void on_signal(struct thread *t, int sig)
 {
 	struct delivery d = { t->tid, sig, -1 };
@@ -512,6 +553,7 @@ static void on_signal(struct thread *t, int sig)
 		resume(t->tid, PTRACE_CONT, 0);
 		return;
 	}
+	note_own_copy_taken(t, sig);
 	if (t->img && t->img->rec.pid == root_pid && sig == signals_job_stop) {
 		root_stop_expected = sig;
 		signals_job_stop = 0;
@@ -669,20 +711,43 @@ static void dispatch(pid_t tid, int status)
 	}
 }
 
-static void kill_leader(struct thread *t, void *sig)
+static void pass_on(struct thread *t, void *arg)
 {
-	if (t->img && t->tid == t->img->rec.pid)
-		kill(t->tid, *(int *)sig);
+	int sig = *(int *)arg;
+
+	if (!forward_target(t))
+		return;
+	if (!(t->img->own_copies & SIG_BIT(sig)))
+		kill(t->tid, sig);
+	t->img->own_copies &= ~SIG_BIT(sig);
 }
 
-/* A termination or job-control request sent to systrace alone goes to the command,
- * or once it has exited, to every process it left behind. */
-static void forward_signal(int sig)
+/* A termination or job-control request sent to systrace goes to the command (or the
+ * processes it left), unless the sender's kill(2) gave it a copy of its own: sent to
+ * the process group they share (a shell's `kill %1`), natively it has the signal
+ * once, not twice. siginfo does not tell a kill of the group from a kill of
+ * systrace, but the command's copy shows: a kill of a group queues the signal to
+ * its newest processes first, so when systrace's handler has run the command's copy
+ * is still pending (ShdPnd, read before the waits), or its delivery stop is waiting
+ * (waitpid reports it from its dequeue on) or held, or was seen already
+ * (note_own_copy_taken), with the same sender. Left open: a delivery stop reported
+ * and served in the microseconds between the kernel queueing the two copies. */
+static void forward_signal(int sig, pid_t from)
 {
-	if (!result->root_status_known)
-		kill(root_pid, sig);
-	else
-		tasks_for_each_thread(kill_leader, &sig);
+	int status;
+	pid_t tid;
+
+	passing_sig = sig;
+	passing_from = from;
+	if (from >= 0) {
+		tasks_for_each_thread(note_own_copy_pending, NULL);
+		while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
+			held_status_push(tid, status);
+		while (held_status_pop(&tid, &status))
+			dispatch(tid, status);
+	}
+	passing_sig = 0;
+	tasks_for_each_thread(pass_on, &sig);
 }
 
 /* The command stopped (Ctrl-Z, a background job's SIGTTIN or SIGTTOU, a SIGSTOP):
@@ -744,7 +809,7 @@ void events_run(pid_t root, struct run_result *res)
 	thread_add(root, launcher, THREAD_RUNNING)->pinned = true; /* placement_start came first */
 	for (;;) {
 		int status;
-		pid_t tid;
+		pid_t tid, from;
 
 		if (signals_give_up)
 			break;
@@ -756,8 +821,8 @@ void events_run(pid_t root, struct run_result *res)
 		}
 		if (placement_due)
 			placement_check();
-		for (int sig; (sig = signals_take_forward()) || (sig = signals_take_stop_forward());)
-			forward_signal(sig);
+		for (int sig; (sig = signals_take_forward(&from)) || (sig = signals_take_stop_forward(&from));)
+			forward_signal(sig, from);
 		/* the statuses held (threads stopped for a patch, a batch) come first */
 		if (!held_status_pop(&tid, &status) && (tid = waitpid(-1, &status, __WALL)) > 0)
 			collect_pending();

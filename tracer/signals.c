@@ -12,9 +12,18 @@ static const int termination_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 static const int stop_signals[] = { SIGTSTP, SIGTTIN, SIGTTOU };
 static struct sigaction inherited[NSIG];
 static sigset_t inherited_mask;
-static volatile sig_atomic_t terminations, to_forward[NSIG];
+static volatile sig_atomic_t terminations, to_forward[NSIG], sent_by[NSIG];
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Only kill(2) (SI_USER) can aim at a process group: such a signal may have reached
+ * the command too, and its sender's pid tells the command's copy (events.c); a
+ * sigqueue or tgkill reached systrace alone (-1). */
+static void to_pass_on(int sig, const siginfo_t *info)
+{
+	sent_by[sig] = info->si_code == SI_USER ? info->si_pid : -1;
+	to_forward[sig] = 1;
+}
 
 static void on_termination(int sig, siginfo_t *info, void *context)
 {
@@ -24,7 +33,7 @@ static void on_termination(int sig, siginfo_t *info, void *context)
 	 * (si_code SI_KERNEL); a kill(1) reaches systrace alone and is passed on by
 	 * the event loop, which knows who is still alive. */
 	if (info->si_code != SI_KERNEL)
-		to_forward[sig] = 1;
+		to_pass_on(sig, info);
 	if (++terminations >= 3)
 		signals_give_up = 1;
 }
@@ -41,7 +50,7 @@ static void on_stop(int sig, siginfo_t *info, void *context)
 	signals_job_stop = sig;
 	signals_job_stop_forwarded = info->si_code != SI_KERNEL;
 	if (info->si_code != SI_KERNEL)
-		to_forward[sig] = 1;
+		to_pass_on(sig, info);
 }
 
 void signals_setup(void)
@@ -75,25 +84,31 @@ void signals_restore_inherited(void)
 	sigprocmask(SIG_SETMASK, &inherited_mask, NULL);
 }
 
-static int take(const int *sigs, size_t n)
+static int take(const int *sigs, size_t n, pid_t *from)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (to_forward[sigs[i]]) {
 			to_forward[sigs[i]] = 0;
+			*from = sent_by[sigs[i]];
 			return sigs[i];
 		}
 	}
 	return 0;
 }
 
-int signals_take_forward(void)
+bool signals_forward_pending(int sig, pid_t from)
 {
-	return take(termination_signals, COUNT(termination_signals));
+	return sig > 0 && sig < NSIG && to_forward[sig] && sent_by[sig] == from;
 }
 
-int signals_take_stop_forward(void)
+int signals_take_forward(pid_t *from)
 {
-	return take(stop_signals, COUNT(stop_signals));
+	return take(termination_signals, COUNT(termination_signals), from);
+}
+
+int signals_take_stop_forward(pid_t *from)
+{
+	return take(stop_signals, COUNT(stop_signals), from);
 }
 
 void signals_stop_self(int sig)
