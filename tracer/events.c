@@ -544,6 +544,19 @@ static void note_own_copy_taken(struct thread *t, int sig)
 		t->img->own_copies |= SIG_BIT(sig);
 }
 
+/* After the command's exit, the processes it left are no job: natively the shell has
+ * the command's status and the terminal back, and no Ctrl-Z reaches them. Here
+ * their group is still the terminal's (the shell waits for systrace), and its stop
+ * would leave them stopped with nobody to continue them: systrace would wait for
+ * them for ever. */
+static bool terminal_stop_after_root(pid_t tid, int sig)
+{
+	siginfo_t si;
+
+	return sig == SIGTSTP && result->root_status_known && ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0
+	       && si.si_code == SI_KERNEL;
+}
+
 static void on_signal(struct thread *t, int sig)
 {
 	struct delivery d = { t->tid, sig, -1 };
@@ -552,6 +565,10 @@ static void on_signal(struct thread *t, int sig)
 	if (t->setup && early_on_fault(t, sig)) {
 		resume(t->tid, PTRACE_CONT, 0);
 		return;
+	}
+	if (terminal_stop_after_root(t->tid, sig)) {
+		sig = 0;
+		d.caught = 0; /* as a signal ignored: no handler runs */
 	}
 	note_own_copy_taken(t, sig);
 	if (t->img && t->img->rec.pid == root_pid && sig == signals_job_stop) {
@@ -737,6 +754,9 @@ static void forward_signal(int sig, pid_t from)
 	int status;
 	pid_t tid;
 
+	/* no job is left to stop (terminal_stop_after_root) */
+	if (result->root_status_known && is_stop_signal(sig))
+		return;
 	passing_sig = sig;
 	passing_from = from;
 	if (from >= 0) {

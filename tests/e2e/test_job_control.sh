@@ -6,7 +6,9 @@
 # program finishes ("ticks done"), the status is 0 and the CSV files are complete
 # (summary.csv, the ticks row with exit:0, consistent). Then, as natively: Ctrl-Z on a
 # program that ignores SIGTSTP, and on one that handles it, stops nothing (it
-# finishes, status 0, no "Stopped"); a background `cat` (SIGTTIN) and a background
+# finishes, status 0, no "Stopped"); after the command's exit, Ctrl-Z or a SIGTSTP to
+# systrace stops nothing of what it left running (`sh -c 'ticks 40 50 & exit 0'`: the
+# ticks finish, systrace exits 0, no "Stopped"); a background `cat` (SIGTTIN) and a background
 # writer under `stty tostop` (SIGTTOU) stop (`jobs` says "Stopped") and go on
 # after `fg`. Every wait is bounded; on failure the terminal transcript is printed and
 # the session's processes are killed.
@@ -14,7 +16,7 @@
 export E2E_DIR
 
 python3 - "$SYSTRACE" "$PROGRAMS" "$TMPDIR" <<'PY' || check_problem "job control (above)"
-import os, re, sys, time
+import os, re, signal, sys, time
 sys.path.insert(0, os.environ["E2E_DIR"])
 import csvtool
 from ptyshell import PtyShell
@@ -27,6 +29,13 @@ expect, send, read_some = sh.expect, sh.send, sh.read_some
 
 def ticks_after(offset):
     return [int(x) for x in re.findall(rb"^tick (\d+)\r?$", sh.transcript[offset:], re.M)]
+
+def comm(pid):
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
 
 def done(ok):
     if not ok:
@@ -123,6 +132,39 @@ try:
         if rc != 0:
             problems.append(f"{how}: status {rc}, expected 0")
         print(f"SIGTSTP {how}d ({mode or 'default mode'}): not stopped, status {rc}")
+
+    # After the command's exit, what it left (still traced: systrace waits for it)
+    # is no job: natively the shell has the command's status and the terminal back,
+    # and no stop reaches those processes. Neither Ctrl-Z nor a SIGTSTP sent to
+    # systrace may stop them (stopped, nobody would continue them: systrace hung)
+    for how in ("Ctrl-Z", "kill -TSTP systrace"):
+        mark = sh.mark()
+        send(f"{systrace} -o {outdir}-left -- sh -c '{programs}/ticks 40 50 & exit 0'\n")
+        if not expect(r"^tick 5\r?$", 60, mark):
+            problems.append(f"left behind, {how}: no 'tick 5' within 60 s of starting systrace")
+            done(False)
+        if how == "Ctrl-Z":
+            send("\x1a")
+        else:
+            tracers = [p for p in sh.session_pids() if comm(p) == "systrace"]
+            if len(tracers) != 1:
+                problems.append(f"left behind: expected one systrace in the session, found {tracers}")
+                done(False)
+            os.kill(tracers[0], signal.SIGTSTP)
+        if not expect(r"^ticks done\r?$", 60, mark) or not expect(r"PROMPT> ", 30, mark):
+            problems.append(f"left behind, {how}: the program left running did not finish within 60 s, "
+                            "or systrace did not exit after it (stopped, or hung)")
+            done(False)
+        rc = sh.status()
+        if re.search(r"Stopped|stopped|Suspended", sh.text(mark)):
+            problems.append(f"left behind, {how}: the shell reported a stopped job")
+        if rc != 0:
+            problems.append(f"left behind, {how}: status {rc}, expected 0 (sh's)")
+        # (the terminal echoes ^Z at the start of the line the next tick ends)
+        left = [int(x) for x in re.findall(rb"^(?:\^Z)?tick (\d+)\r?$", sh.transcript[mark:], re.M)]
+        if sorted(set(left)) != list(range(1, 41)) or len(left) != 40:
+            problems.append(f"left behind, {how}: the ticks are not 1..40 once each: {left}")
+        print(f"left behind, {how}: not stopped, finished, status {rc}")
 
     # A background job that reads the terminal (SIGTTIN) or writes to it with tostop
     # (SIGTTOU) stops, as natively; fg lets it go on
