@@ -46,6 +46,7 @@ static pid_t root_pid;
  * stop then showed: its group-stop with it is the job's (root_stopped_by). */
 static int root_stop_expected;
 static int root_stopped_by; /* the job-control signal the command stopped with, or 0 */
+static sig_atomic_t root_stop_continued; /* signals_continued when it stopped */
 static struct run_result *result;
 static int nr_execve[ABI_COUNT], nr_execveat[ABI_COUNT];
 static int nr_clone[ABI_COUNT], nr_clone3[ABI_COUNT], nr_fork[ABI_COUNT], nr_vfork[ABI_COUNT];
@@ -632,8 +633,10 @@ static void on_stop_event(struct thread *t, int sig)
 		/* (any thread of the command's process: one that does not block the
 		 * signal takes it, and the group stops with it) */
 		if (t->img && t->img->rec.pid == root_pid) {
-			if (sig == root_stop_expected)
+			if (sig == root_stop_expected) {
 				root_stopped_by = sig;
+				root_stop_continued = signals_continued;
+			}
 			root_stop_expected = 0;
 		}
 		fixups_on_group_stop(t);
@@ -792,7 +795,9 @@ static void stop_when_tracees_have(int sig)
 			quiet_rounds++;
 		}
 	}
-	signals_stop_self(sig);
+	/* a SIGCONT since the command stopped (fg right after Ctrl-Z, while the
+	 * others took their stops) continued the job already */
+	signals_stop_self(sig, root_stop_continued);
 	root_stopped_by = 0; /* its stop, seen again while systrace stopped */
 	/* continued itself (kill -CONT of systrace, which was sent the stop alone):
 	 * the command too; fg and bg continue the whole group anyway */

@@ -7,6 +7,7 @@ volatile sig_atomic_t signals_give_up;
 volatile sig_atomic_t signals_last_termination;
 volatile sig_atomic_t signals_job_stop;
 volatile sig_atomic_t signals_job_stop_forwarded;
+volatile sig_atomic_t signals_continued;
 
 static const int termination_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 static const int stop_signals[] = { SIGTSTP, SIGTTIN, SIGTTOU };
@@ -53,6 +54,12 @@ static void on_stop(int sig, siginfo_t *info, void *context)
 		to_pass_on(sig, info);
 }
 
+static void on_continue(int sig)
+{
+	(void)sig;
+	signals_continued++;
+}
+
 void signals_setup(void)
 {
 	struct sigaction sa;
@@ -71,6 +78,11 @@ void signals_setup(void)
 	sa.sa_sigaction = on_stop;
 	for (size_t i = 0; i < COUNT(stop_signals); i++)
 		sigaction(stop_signals[i], &sa, NULL);
+	/* counted only (the kernel continues systrace all the same): nothing to wake
+	 * the loop for, so no EINTR anywhere */
+	sa.sa_flags = SA_RESTART;
+	sa.sa_handler = on_continue;
+	sigaction(SIGCONT, &sa, NULL);
 	sa.sa_flags = 0;
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
@@ -111,13 +123,25 @@ int signals_take_stop_forward(pid_t *from)
 	return take(stop_signals, COUNT(stop_signals), from);
 }
 
-void signals_stop_self(int sig)
+void signals_stop_self(int sig, sig_atomic_t continued)
 {
-	struct sigaction dfl, mine;
+	struct sigaction dfl, ign, mine;
+	sigset_t set, old;
 
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
+	ign = dfl;
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	/* pending before the last look at SIGCONT: a SIGCONT sent from then on
+	 * discards it (the kernel drops pending stops), one sent before is seen, and
+	 * the stop is dropped here (SIG_IGN discards it) */
+	sigprocmask(SIG_BLOCK, &set, &old);
 	sigaction(sig, &dfl, &mine);
 	raise(sig);
+	if (signals_continued != continued)
+		sigaction(sig, &ign, NULL);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	sigaction(sig, &mine, NULL);
 }

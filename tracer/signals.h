@@ -28,9 +28,12 @@ extern volatile sig_atomic_t signals_give_up;         /* a third termination req
 extern volatile sig_atomic_t signals_last_termination;
 extern volatile sig_atomic_t signals_job_stop;           /* the last SIGTSTP, SIGTTIN or SIGTTOU */
 extern volatile sig_atomic_t signals_job_stop_forwarded; /* it was sent to systrace alone */
+extern volatile sig_atomic_t signals_continued;          /* SIGCONTs received */
 
-/* Stops systrace with sig, as a shell expects of a job whose command stopped;
- * returns when it is continued. */
-void signals_stop_self(int sig);
+/* Stops systrace with sig, as a shell expects of a job whose command stopped,
+ * unless a SIGCONT came since signals_continued read `continued` (the job was
+ * continued before systrace could stop: natively it runs); returns when it is
+ * continued. */
+void signals_stop_self(int sig, sig_atomic_t continued);
 
 #endif

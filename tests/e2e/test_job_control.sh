@@ -8,7 +8,10 @@
 # program that ignores SIGTSTP, and on one that handles it, stops nothing (it
 # finishes, status 0, no "Stopped"); after the command's exit, Ctrl-Z or a SIGTSTP to
 # systrace stops nothing of what it left running (`sh -c 'ticks 40 50 & exit 0'`: the
-# ticks finish, systrace exits 0, no "Stopped"); a background `cat` (SIGTTIN) and a background
+# ticks finish, systrace exits 0, no "Stopped"); a SIGCONT that comes after the
+# command stopped, while systrace still serves a busy child before it stops itself,
+# continues the job (busy_child finishes, status 0, no job left stopped); a
+# background `cat` (SIGTTIN) and a background
 # writer under `stty tostop` (SIGTTOU) stop (`jobs` says "Stopped") and go on
 # after `fg`. Every wait is bounded; on failure the terminal transcript is printed and
 # the session's processes are killed.
@@ -36,6 +39,19 @@ def comm(pid):
             return f.read().strip()
     except OSError:
         return ""
+
+def stat_of(pid):
+    """The fields of /proc/PID/stat after the command name (state first), or []."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+        return stat[stat.rindex(")") + 2:].split()
+    except (OSError, ValueError):
+        return []
+
+def ppid(pid):
+    fields = stat_of(pid)
+    return int(fields[1]) if fields else 0
 
 def done(ok):
     if not ok:
@@ -165,6 +181,55 @@ try:
         if sorted(set(left)) != list(range(1, 41)) or len(left) != 40:
             problems.append(f"left behind, {how}: the ticks are not 1..40 once each: {left}")
         print(f"left behind, {how}: not stopped, finished, status {rc}")
+
+    # A SIGCONT that comes after the command stopped but before systrace stopped
+    # itself (it first serves its other tracees: here a child that ignores SIGTSTP
+    # and makes calls until a file exists) continues the job: natively the command
+    # goes on, so systrace must not stop afterwards, with nobody to continue it
+    marker = os.path.join(tmp, "busy-marker")
+    mark = sh.mark()
+    send(f"{systrace} --patch=off -o {outdir}-cont -- {programs}/busy_child {marker}\n")
+    if not expect(r"^child started\r?$", 60, mark):
+        problems.append("SIGCONT: no 'child started' within 60 s of starting systrace")
+        done(False)
+    send("\x1a")
+    # the command's group-stop, taken by systrace: the command stays stopped ('t')
+    # while systrace serves 50 of the child's stops (its voluntary context
+    # switches), which it serves in turn with the command's
+    def switches(pid):
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                return int(next(l.split()[1] for l in f if l.startswith("voluntary_ctxt_switches")))
+        except (OSError, StopIteration, ValueError):
+            return None
+    stopped_for, base, end = False, None, time.monotonic() + 30
+    while not stopped_for and time.monotonic() < end:
+        roots = [p for p in sh.session_pids() if comm(p) == "busy_child" and comm(ppid(p)) == "systrace"]
+        kids = [p for p in sh.session_pids() if roots and ppid(p) == roots[0]]
+        now = switches(kids[0]) if len(roots) == 1 and len(kids) == 1 and stat_of(roots[0])[:1] == ["t"] else None
+        if now is None:
+            base = None
+        elif base is None:
+            base = now
+        else:
+            stopped_for = now - base >= 50
+        sh.drain(0.05)
+    if not stopped_for:
+        problems.append("SIGCONT: the command was not seen stopped, its child served, within 30 s of Ctrl-Z")
+        done(False)
+    tracers = [p for p in sh.session_pids() if comm(p) == "systrace"]
+    os.killpg(os.getpgid(tracers[0]), signal.SIGCONT)  # as `bg` or `fg` would
+    with open(marker, "w"):
+        pass
+    if not expect(r"^(?:\^Z)?busy_child done\r?$", 60, mark) or not expect(r"PROMPT> ", 30, mark):
+        problems.append("SIGCONT: the command did not finish within 60 s of SIGCONT")
+        done(False)
+    rc = sh.status()
+    jobs = sh.run("jobs", 10)
+    if rc != 0 or jobs is None or re.search(r"Stopped|stopped|Suspended", sh.text(mark)):
+        problems.append(f"SIGCONT: systrace stopped after the job was continued (status {rc}, "
+                        "expected 0; see `jobs` in the transcript)")
+    print(f"SIGCONT before systrace stopped: finished, status {rc}")
 
     # A background job that reads the terminal (SIGTTIN) or writes to it with tostop
     # (SIGTTOU) stops, as natively; fg lets it go on
