@@ -1,5 +1,7 @@
 #include "signals.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -60,9 +62,37 @@ static void on_continue(int sig)
 	signals_continued++;
 }
 
+/* systrace's own messages. A background job's write to the terminal under `stty
+ * tostop` sends SIGTTOU to its whole group unless the writer blocks or ignores it:
+ * it would stop the command for systrace's line (natively nothing stops), and in
+ * systrace's handler the write fails with EINTR, the message lost. With SIGTTOU
+ * blocked the terminal takes the write; one interrupted by another of systrace's
+ * signals (no SA_RESTART) is made again. */
+static ssize_t write_stderr(void *cookie, const char *buf, size_t n)
+{
+	sigset_t ttou, old;
+	size_t done = 0;
+	ssize_t w;
+
+	(void)cookie;
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, &old);
+	while (done < n && ((w = write(STDERR_FILENO, buf + done, n - done)) > 0 || (w < 0 && errno == EINTR)))
+		done += w > 0 ? (size_t)w : 0;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return (ssize_t)done; /* 0: an error (fopencookie) */
+}
+
 void signals_setup(void)
 {
+	FILE *own = fopencookie(NULL, "w", (cookie_io_functions_t){ .write = write_stderr });
 	struct sigaction sa;
+
+	if (own) {
+		setvbuf(own, NULL, _IONBF, 0);
+		stderr = own; /* glibc's stderr is a variable to set (its manual) */
+	}
 
 	sigprocmask(SIG_SETMASK, NULL, &inherited_mask);
 	for (int sig = 1; sig < NSIG; sig++)

@@ -11,10 +11,10 @@
 # ticks finish, systrace exits 0, no "Stopped"); a SIGCONT that comes after the
 # command stopped, while systrace still serves a busy child before it stops itself,
 # continues the job (busy_child finishes, status 0, no job left stopped); a
-# background `cat` (SIGTTIN) and a background
-# writer under `stty tostop` (SIGTTOU) stop (`jobs` says "Stopped") and go on
-# after `fg`. Every wait is bounded; on failure the terminal transcript is printed and
-# the session's processes are killed.
+# background `cat` (SIGTTIN) and a background writer under `stty tostop` (SIGTTOU)
+# stop (`jobs` says "Stopped") and go on after `fg`; systrace's own summary (--show-perf-stats) at the end of a background
+# job under tostop is shown whole, and nothing stops. Every wait is bounded; on
+# failure the terminal transcript is printed and the session's processes are killed.
 . "$(dirname "$0")/lib.sh"
 export E2E_DIR
 
@@ -276,6 +276,31 @@ try:
     if rc != 0:
         problems.append(f"SIGTTOU: status {rc} after fg, expected 0")
     print(f"SIGTTOU: stopped in the background, finished after fg, status {rc}")
+    # systrace's own messages (--show-perf-stats at the end of a background job,
+    # under tostop): none lost, nothing stopped (its write must not send the group
+    # SIGTTOU, nor fail with EINTR in systrace's handler)
+    mark = sh.mark()
+    if sh.run(f"{systrace} --show-perf-stats -o {outdir}-own -- true &", 20) is None:
+        problems.append("own messages: no prompt within 20 s of starting systrace in the background")
+        done(False)
+    waited = sh.run('wait %1; echo "WAITED=$?"', 60)
+    m = re.search(r"^WAITED=(\d+)\r?$", sh.text(waited), re.M) if waited is not None else None
+    if not m or m.group(1) != "0":
+        problems.append(f"own messages: the background job did not end with status 0 within 60 s "
+                        f"({m.group(0) if m else 'no status'})")
+        done(False)
+    try:
+        metrics = csvtool.load_summary(f"{outdir}-own")
+    except csvtool.CheckError as e:
+        problems.append(f"own messages: the CSV files are not complete: {e}")
+        metrics = {}
+    shown = set(re.findall(r"^(\w+):", sh.text(mark), re.M))
+    lost = [k for k in metrics if k not in shown]
+    if lost or not metrics:
+        problems.append(f"own messages: {len(lost)} of the summary's {len(metrics)} lines missing on the terminal: {lost[:5]}")
+    if re.search(r"Stopped|stopped|Suspended", sh.text(mark)):
+        problems.append("own messages: the shell reported the job stopped")
+    print(f"own messages under tostop: {len(metrics) - len(lost)} of {len(metrics)} summary lines shown, status 0")
     sh.run("stty -tostop", 10)
     send("exit\n")
     done(not problems)
