@@ -43,8 +43,10 @@
 
 static pid_t root_pid;
 /* A job-control signal systrace received (signals.c) that the command's delivery
- * stop then showed: its group-stop with it is the job's (root_stopped_by). */
+ * stop then showed, or one the command sent itself: its group-stop with it is the
+ * job's (root_stopped_by). */
 static int root_stop_expected;
+static bool root_stop_own, root_stopped_own; /* sent itself: expected, and taken */
 static int root_stopped_by; /* the job-control signal the command stopped with, or 0 */
 static sig_atomic_t root_stop_continued; /* signals_continued when it stopped */
 static struct run_result *result;
@@ -545,6 +547,33 @@ static void note_own_copy_taken(struct thread *t, int sig)
 		t->img->own_copies |= SIG_BIT(sig);
 }
 
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+static void note_other_process(struct thread *t, void *found)
+{
+	if (t->img && t->img->rec.pid != root_pid)
+		*(bool *)found = true;
+}
+
+/* The command stopping itself (kill -STOP $$, raise(SIGTSTP)): natively its shell
+ * shows the job stopped, so systrace stops with it. Only while it is the only
+ * process traced: a stopped systrace serves no stops, and any other process would
+ * be held at its next one, where natively it runs on. */
+static bool stops_itself(pid_t tid, int sig)
+{
+	siginfo_t si;
+	bool others = false;
+
+	if (!is_stop_signal(sig) || ptrace(PTRACE_GETSIGINFO, tid, 0, &si) != 0
+	    || (si.si_code != SI_USER && si.si_code != SI_TKILL) || si.si_pid != root_pid)
+		return false;
+	tasks_for_each_thread(note_other_process, &others);
+	return !others;
+}
+
 /* After the command's exit, the processes it left are no job: natively the shell has
  * the command's status and the terminal back, and no Ctrl-Z reaches them. Here
  * their group is still the terminal's (the shell waits for systrace), and its stop
@@ -575,6 +604,9 @@ static void on_signal(struct thread *t, int sig)
 	if (t->img && t->img->rec.pid == root_pid && sig == signals_job_stop) {
 		root_stop_expected = sig;
 		signals_job_stop = 0;
+	} else if (t->img && t->img->rec.pid == root_pid && stops_itself(t->tid, sig)) {
+		root_stop_expected = sig;
+		root_stop_own = true;
 	}
 	if (t->img && ptrace(PTRACE_GETREGS, t->tid, 0, &regs) == 0) {
 		/* first: a thread in the return pad or taken out of the gate restarts
@@ -587,11 +619,6 @@ static void on_signal(struct thread *t, int sig)
 		restart_note_signal(t, &d, &regs);
 	}
 	resume(t->tid, PTRACE_CONT, sig);
-}
-
-static bool is_stop_signal(int sig)
-{
-	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
 /* A group or interrupt stop of a thread whose call's result is to come: out of the
@@ -636,8 +663,10 @@ static void on_stop_event(struct thread *t, int sig)
 			if (sig == root_stop_expected) {
 				root_stopped_by = sig;
 				root_stop_continued = signals_continued;
+				root_stopped_own = root_stop_own;
 			}
 			root_stop_expected = 0;
+			root_stop_own = false;
 		}
 		fixups_on_group_stop(t);
 		restart_note_interrupt(t, false);
@@ -799,10 +828,12 @@ static void stop_when_tracees_have(int sig)
 	 * others took their stops) continued the job already */
 	signals_stop_self(sig, root_stop_continued);
 	root_stopped_by = 0; /* its stop, seen again while systrace stopped */
-	/* continued itself (kill -CONT of systrace, which was sent the stop alone):
-	 * the command too; fg and bg continue the whole group anyway */
-	if (signals_job_stop_forwarded)
+	/* continued itself (kill -CONT of systrace, which was sent the stop alone, or
+	 * which stopped for the command's own stop): the command too; fg and bg
+	 * continue the whole group anyway */
+	if (signals_job_stop_forwarded || root_stopped_own)
 		kill(root_pid, SIGCONT);
+	root_stopped_own = false;
 }
 
 /* After a wait that found one stop, the others that came meanwhile, kept to be

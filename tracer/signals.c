@@ -158,6 +158,13 @@ void signals_stop_self(int sig, sig_atomic_t continued)
 	struct sigaction dfl, ign, mine;
 	sigset_t set, old;
 
+	/* SIGSTOP (the command's own) can be neither blocked nor ignored: the window
+	 * between the look and the stop stays open */
+	if (sig == SIGSTOP) {
+		if (signals_continued == continued)
+			raise(SIGSTOP);
+		return;
+	}
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	ign = dfl;

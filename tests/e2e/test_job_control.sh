@@ -4,17 +4,23 @@
 # (a tick every 50 ms), press Ctrl-Z after a few ticks: the shell reports the job
 # stopped and no tick appears while it is stopped; `fg`: the ticks resume, the
 # program finishes ("ticks done"), the status is 0 and the CSV files are complete
-# (summary.csv, the ticks row with exit:0, consistent). Then, as natively: Ctrl-Z on a
-# program that ignores SIGTSTP, and on one that handles it, stops nothing (it
-# finishes, status 0, no "Stopped"); after the command's exit, Ctrl-Z or a SIGTSTP to
-# systrace stops nothing of what it left running (`sh -c 'ticks 40 50 & exit 0'`: the
-# ticks finish, systrace exits 0, no "Stopped"); a SIGCONT that comes after the
-# command stopped, while systrace still serves a busy child before it stops itself,
-# continues the job (busy_child finishes, status 0, no job left stopped); a
-# background `cat` (SIGTTIN) and a background writer under `stty tostop` (SIGTTOU)
-# stop (`jobs` says "Stopped") and go on after `fg`; systrace's own summary (--show-perf-stats) at the end of a background
-# job under tostop is shown whole, and nothing stops. Every wait is bounded; on
-# failure the terminal transcript is printed and the session's processes are killed.
+# (summary.csv, the ticks row with exit:0, consistent). Then, as natively:
+#  - Ctrl-Z on a program that ignores SIGTSTP, and on one that handles it, stops
+#    nothing (it finishes, status 0, no "Stopped");
+#  - after the command's exit, Ctrl-Z or a SIGTSTP to systrace stops nothing of what
+#    it left running (`sh -c 'ticks 40 50 & exit 0'`: the ticks finish, systrace
+#    exits 0, no "Stopped");
+#  - a SIGCONT that comes after the command stopped, while systrace still serves a
+#    busy child before it stops itself, continues the job (busy_child finishes,
+#    status 0, no job left stopped);
+#  - a command that stops itself (`sh -c 'kill -STOP $$; echo resumed'`, and -TSTP)
+#    is shown stopped and goes on after `fg`;
+#  - a background `cat` (SIGTTIN) and a background writer under `stty tostop`
+#    (SIGTTOU) stop (`jobs` says "Stopped") and go on after `fg`;
+#  - systrace's own summary (--show-perf-stats) at the end of a background job under
+#    tostop is shown whole, and nothing stops.
+# Every wait is bounded; on failure the terminal transcript is printed and the
+# session's processes are killed.
 . "$(dirname "$0")/lib.sh"
 export E2E_DIR
 
@@ -230,6 +236,24 @@ try:
         problems.append(f"SIGCONT: systrace stopped after the job was continued (status {rc}, "
                         "expected 0; see `jobs` in the transcript)")
     print(f"SIGCONT before systrace stopped: finished, status {rc}")
+
+    # A command that stops itself (kill -STOP $$, kill -TSTP $$): natively the shell
+    # shows the job stopped, and fg continues it
+    for how in ("STOP", "TSTP"):
+        mark = sh.mark()
+        send(f"{systrace} -o {outdir}-self -- sh -c 'kill -{how} $$; echo resumed'\n")
+        if not expect(r"Stopped|stopped|Suspended", 20, mark) or not expect(r"PROMPT> ", 20, mark):
+            problems.append(f"self-stop ({how}): the shell did not report the job stopped within 20 s")
+            done(False)
+        mark2 = sh.mark()
+        send("fg\n")
+        if not expect(r"^resumed\r?$", 30, mark2) or not expect(r"PROMPT> ", 30, mark2):
+            problems.append(f"self-stop ({how}): after fg the command did not go on within 30 s")
+            done(False)
+        rc = sh.status()
+        if rc != 0:
+            problems.append(f"self-stop ({how}): status {rc} after fg, expected 0")
+        print(f"self-stop ({how}): shown stopped, went on after fg, status {rc}")
 
     # A background job that reads the terminal (SIGTTIN) or writes to it with tostop
     # (SIGTTOU) stops, as natively; fg lets it go on
