@@ -173,7 +173,9 @@ try:
                 problems.append(f"left behind: expected one systrace in the session, found {tracers}")
                 done(False)
             os.kill(tracers[0], signal.SIGTSTP)
-        if not expect(r"^ticks done\r?$", 60, mark) or not expect(r"PROMPT> ", 30, mark):
+        # (the prompt after it: one may come before, after a line typed ahead)
+        end = expect(r"^ticks done\r?$", 60, mark)
+        if not end or not expect(r"PROMPT> ", 30, end.end()):
             problems.append(f"left behind, {how}: the program left running did not finish within 60 s, "
                             "or systrace did not exit after it (stopped, or hung)")
             done(False)
@@ -227,7 +229,8 @@ try:
     os.killpg(os.getpgid(tracers[0]), signal.SIGCONT)  # as `bg` or `fg` would
     with open(marker, "w"):
         pass
-    if not expect(r"^(?:\^Z)?busy_child done\r?$", 60, mark) or not expect(r"PROMPT> ", 30, mark):
+    end = expect(r"^(?:\^Z)?busy_child done\r?$", 60, mark)
+    if not end or not expect(r"PROMPT> ", 30, end.end()):
         problems.append("SIGCONT: the command did not finish within 60 s of SIGCONT")
         done(False)
     rc = sh.status()
@@ -242,12 +245,14 @@ try:
     for how in ("STOP", "TSTP"):
         mark = sh.mark()
         send(f"{systrace} -o {outdir}-self -- sh -c 'kill -{how} $$; echo resumed'\n")
-        if not expect(r"Stopped|stopped|Suspended", 20, mark) or not expect(r"PROMPT> ", 20, mark):
+        end = expect(r"Stopped|stopped|Suspended", 20, mark)
+        if not end or not expect(r"PROMPT> ", 20, end.end()):
             problems.append(f"self-stop ({how}): the shell did not report the job stopped within 20 s")
             done(False)
         mark2 = sh.mark()
         send("fg\n")
-        if not expect(r"^resumed\r?$", 30, mark2) or not expect(r"PROMPT> ", 30, mark2):
+        end = expect(r"^resumed\r?$", 30, mark2)
+        if not end or not expect(r"PROMPT> ", 30, end.end()):
             problems.append(f"self-stop ({how}): after fg the command did not go on within 30 s")
             done(False)
         rc = sh.status()
@@ -307,11 +312,14 @@ try:
     if sh.run(f"{systrace} --show-perf-stats -o {outdir}-own -- true &", 20) is None:
         problems.append("own messages: no prompt within 20 s of starting systrace in the background")
         done(False)
-    waited = sh.run('wait %1; echo "WAITED=$?"', 60)
-    m = re.search(r"^WAITED=(\d+)\r?$", sh.text(waited), re.M) if waited is not None else None
-    if not m or m.group(1) != "0":
+    # (its status read back, not the next prompt: the one bash printed after "[1] PID"
+    # may come after the line typed)
+    waited = sh.mark()
+    send('wait %1; echo "WAITED=$?"\n')
+    m = expect(r"^WAITED=(\d+)\r?$", 60, waited)
+    if not m or m.group(1) != b"0":
         problems.append(f"own messages: the background job did not end with status 0 within 60 s "
-                        f"({m.group(0) if m else 'no status'})")
+                        f"({m.group(0).decode().strip() if m else 'no status'})")
         done(False)
     try:
         metrics = csvtool.load_summary(f"{outdir}-own")
