@@ -869,6 +869,9 @@ void events_run(pid_t root, struct run_result *res)
 
 		if (signals_give_up)
 			break;
+		/* first: what forward_signal serves may be the command's stop */
+		for (int sig; (sig = signals_take_forward(&from)) || (sig = signals_take_stop_forward(&from));)
+			forward_signal(sig, from);
 		if (root_stopped_by) {
 			int sig = root_stopped_by;
 
@@ -877,8 +880,6 @@ void events_run(pid_t root, struct run_result *res)
 		}
 		if (placement_due)
 			placement_check();
-		for (int sig; (sig = signals_take_forward(&from)) || (sig = signals_take_stop_forward(&from));)
-			forward_signal(sig, from);
 		/* the statuses held (threads stopped for a patch, a batch) come first */
 		if (!held_status_pop(&tid, &status) && (tid = waitpid(-1, &status, __WALL)) > 0)
 			collect_pending();

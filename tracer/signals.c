@@ -33,8 +33,8 @@ static void on_termination(int sig, siginfo_t *info, void *context)
 	(void)context;
 	signals_last_termination = sig;
 	/* A terminal's ^C reaches the whole foreground group, the command included
-	 * (si_code SI_KERNEL); a kill(1) reaches systrace alone and is passed on by
-	 * the event loop, which knows who is still alive. */
+	 * (si_code SI_KERNEL); any other is passed on by the event loop, which knows
+	 * who is still alive and who got a copy of a group's kill already. */
 	if (info->si_code != SI_KERNEL)
 		to_pass_on(sig, info);
 	if (++terminations >= 3)
@@ -43,10 +43,10 @@ static void on_termination(int sig, siginfo_t *info, void *context)
 
 /* A job-control stop is the command's to take: the terminal's (si_code SI_KERNEL)
  * reached the command too, which stops or not as it would natively (ignored,
- * handled); one sent to systrace alone is passed on. systrace stops once the
- * command has (events.c), and only for a signal it received itself: a stop sent to
- * the command alone (kill -STOP PID) is continued the same way, which a stopped
- * systrace would not see. */
+ * handled); any other is passed on unless the command got it too (events.c).
+ * systrace stops once the command has, for a signal it received itself or one the
+ * command sent itself: a stop sent to the command alone (kill -STOP PID) is
+ * continued the same way, which a stopped systrace would not see. */
 static void on_stop(int sig, siginfo_t *info, void *context)
 {
 	(void)context;

@@ -27,7 +27,7 @@ bool signals_forward_pending(int sig, pid_t from);
 extern volatile sig_atomic_t signals_give_up;         /* a third termination request */
 extern volatile sig_atomic_t signals_last_termination;
 extern volatile sig_atomic_t signals_job_stop;           /* the last SIGTSTP, SIGTTIN or SIGTTOU */
-extern volatile sig_atomic_t signals_job_stop_forwarded; /* it was sent to systrace alone */
+extern volatile sig_atomic_t signals_job_stop_forwarded; /* it was not the terminal's */
 extern volatile sig_atomic_t signals_continued;          /* SIGCONTs received */
 
 /* Stops systrace with sig, as a shell expects of a job whose command stopped,

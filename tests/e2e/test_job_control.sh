@@ -5,6 +5,8 @@
 # stopped and no tick appears while it is stopped; `fg`: the ticks resume, the
 # program finishes ("ticks done"), the status is 0 and the CSV files are complete
 # (summary.csv, the ticks row with exit:0, consistent). Then, as natively:
+#  - SIGTSTP to the job's process group from outside (as `kill -TSTP %1`): the job
+#    stops, fg continues it, each tick once;
 #  - Ctrl-Z on a program that ignores SIGTSTP, and on one that handles it, stops
 #    nothing (it finishes, status 0, no "Stopped");
 #  - after the command's exit, Ctrl-Z or a SIGTSTP to systrace stops nothing of what
@@ -133,6 +135,35 @@ try:
         problems.extend(csvtool.check_consistency(outdir))
     except csvtool.CheckError as e:
         problems.append(f"the CSV files are not complete: {e}")
+
+    # SIGTSTP to the job's process group from elsewhere (as `kill -TSTP %1` from
+    # another shell of the session): the command gets it once, stops, and systrace
+    # with it; fg continues both
+    mark = sh.mark()
+    send(f"{systrace} --patch=off -o {outdir}-pgrp -- {programs}/ticks 40 50\n")
+    if not expect(r"^tick 5\r?$", 60, mark):
+        problems.append("group SIGTSTP: no 'tick 5' within 60 s of starting systrace")
+        done(False)
+    tracers = [p for p in sh.session_pids() if comm(p) == "systrace"]
+    if len(tracers) != 1:
+        problems.append(f"group SIGTSTP: expected one systrace in the session, found {tracers}")
+        done(False)
+    os.killpg(os.getpgid(tracers[0]), signal.SIGTSTP)
+    end = expect(r"Stopped|stopped|Suspended", 20, mark)
+    if not end or not expect(r"PROMPT> ", 20, end.end()):
+        problems.append("group SIGTSTP: the shell did not report the job stopped within 20 s")
+        done(False)
+    mark2 = sh.mark()
+    send("fg\n")
+    end = expect(r"^ticks done\r?$", 60, mark2)
+    if not end or not expect(r"PROMPT> ", 30, end.end()):
+        problems.append("group SIGTSTP: after fg the program did not finish within 60 s")
+        done(False)
+    rc = sh.status()
+    got = ticks_after(mark)
+    if rc != 0 or sorted(set(got)) != list(range(1, 41)) or len(got) != 40:
+        problems.append(f"group SIGTSTP: status {rc} (expected 0), ticks {got} (expected 1..40 once each)")
+    print(f"group SIGTSTP: stopped, went on after fg, status {rc}")
 
     # Ctrl-Z on a command that ignores or handles SIGTSTP: natively nothing stops,
     # so nothing may stop under systrace (in-process path and --patch=off)
