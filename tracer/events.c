@@ -45,9 +45,12 @@
 
 static pid_t root_pid;
 /* A job-control signal systrace received (signals.c) that the command's delivery
- * stop then showed: its group-stop with it is the job's (root_stopped_by). */
+ * stop then showed, or one the command sent itself: its group-stop with it is the
+ * job's (root_stopped_by). */
 static int root_stop_expected;
+static bool root_stop_own, root_stopped_own; /* sent itself: expected, and taken */
 static int root_stopped_by; /* the job-control signal the command stopped with, or 0 */
+static sig_atomic_t root_stop_continued; /* signals_continued when it stopped */
 static struct run_result *result;
 static int nr_execve[ABI_COUNT], nr_execveat[ABI_COUNT];
 static int nr_clone[ABI_COUNT], nr_clone3[ABI_COUNT], nr_fork[ABI_COUNT], nr_vfork[ABI_COUNT];
@@ -548,6 +551,87 @@ static void on_exit_event(struct thread *t)
 	resume(t->tid, PTRACE_CONT, 0);
 }
 
+/* The signal forward_signal is passing on, and its sender, while it takes the stops
+ * that have come. */
+static int passing_sig;
+static pid_t passing_from;
+
+#define SIG_BIT(sig) (1ull << ((sig) - 1))
+
+/* Whom a signal sent to systrace is passed on to: the command, or once it has
+ * exited, every process it left behind (their leaders). */
+static bool image_is_target(const struct image *img)
+{
+	return img->rec.pid == root_pid || result->root_status_known;
+}
+
+static bool forward_target(const struct thread *t)
+{
+	return t->img && t->tid == t->img->rec.pid && image_is_target(t->img);
+}
+
+static void note_own_copy_pending(struct thread *t, void *arg)
+{
+	uint64_t pending;
+
+	(void)arg;
+	if (forward_target(t) && procfs_status_u64(t->tid, "ShdPnd", 16, &pending))
+		t->img->own_copies |= pending & SIG_BIT(passing_sig);
+}
+
+/* A delivery stop of a signal that systrace is to pass on, from the same sender:
+ * seen while forward_signal waits, or before it ran (waitpid gave the stop, and the
+ * handler ran on the way back from it). */
+static void note_own_copy_taken(struct thread *t, int sig)
+{
+	siginfo_t si;
+
+	if (t->img && image_is_target(t->img) && ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == 0
+	    && si.si_code == SI_USER
+	    && ((sig == passing_sig && si.si_pid == passing_from) || signals_forward_pending(sig, si.si_pid)))
+		t->img->own_copies |= SIG_BIT(sig);
+}
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+static void note_other_process(struct thread *t, void *found)
+{
+	if (t->img && t->img->rec.pid != root_pid)
+		*(bool *)found = true;
+}
+
+/* The command stopping itself (kill -STOP $$, raise(SIGTSTP)): natively its shell
+ * shows the job stopped, so systrace stops with it. Only while it is the only
+ * process traced: a stopped systrace serves no stops, and any other process would
+ * be held at its next one, where natively it runs on. */
+static bool stops_itself(pid_t tid, int sig)
+{
+	siginfo_t si;
+	bool others = false;
+
+	if (!is_stop_signal(sig) || ptrace(PTRACE_GETSIGINFO, tid, 0, &si) != 0
+	    || (si.si_code != SI_USER && si.si_code != SI_TKILL) || si.si_pid != root_pid)
+		return false;
+	tasks_for_each_thread(note_other_process, &others);
+	return !others;
+}
+
+/* After the command's exit, the processes it left are no job: natively the shell has
+ * the command's status and the terminal back, and no Ctrl-Z reaches them. Here
+ * their group is still the terminal's (the shell waits for systrace), and its stop
+ * would leave them stopped with nobody to continue them: systrace would wait for
+ * them for ever. */
+static bool terminal_stop_after_root(pid_t tid, int sig)
+{
+	siginfo_t si;
+
+	return sig == SIGTSTP && result->root_status_known && ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0
+	       && si.si_code == SI_KERNEL;
+}
+
 static void on_signal(struct thread *t, int sig)
 {
 	struct delivery d = { t->tid, sig, -1 };
@@ -557,9 +641,17 @@ static void on_signal(struct thread *t, int sig)
 		resume(t->tid, PTRACE_CONT, 0);
 		return;
 	}
+	if (terminal_stop_after_root(t->tid, sig)) {
+		sig = 0;
+		d.caught = 0; /* as a signal ignored: no handler runs */
+	}
+	note_own_copy_taken(t, sig);
 	if (t->img && t->img->rec.pid == root_pid && sig == signals_job_stop) {
 		root_stop_expected = sig;
 		signals_job_stop = 0;
+	} else if (t->img && t->img->rec.pid == root_pid && stops_itself(t->tid, sig)) {
+		root_stop_expected = sig;
+		root_stop_own = true;
 	}
 	if (t->img && ptrace(PTRACE_GETREGS, t->tid, 0, &regs) == 0) {
 		/* first: a thread in the return pad or taken out of the gate restarts
@@ -574,11 +666,6 @@ static void on_signal(struct thread *t, int sig)
 		sigreturn_on_delivery(t, &regs, &d);
 	}
 	resume(t->tid, PTRACE_CONT, sig);
-}
-
-static bool is_stop_signal(int sig)
-{
-	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
 /* A group or interrupt stop of a thread whose call's result is to come: out of the
@@ -621,9 +708,13 @@ static void on_stop_event(struct thread *t, int sig)
 		/* (any thread of the command's process: one that does not block the
 		 * signal takes it, and the group stops with it) */
 		if (t->img && t->img->rec.pid == root_pid) {
-			if (sig == root_stop_expected)
+			if (sig == root_stop_expected) {
 				root_stopped_by = sig;
+				root_stop_continued = signals_continued;
+				root_stopped_own = root_stop_own;
+			}
 			root_stop_expected = 0;
+			root_stop_own = false;
 		}
 		fixups_on_group_stop(t);
 		restart_note_interrupt(t, false);
@@ -719,20 +810,46 @@ static void dispatch(pid_t tid, int status)
 	}
 }
 
-static void kill_leader(struct thread *t, void *sig)
+static void pass_on(struct thread *t, void *arg)
 {
-	if (t->img && t->tid == t->img->rec.pid)
-		kill(t->tid, *(int *)sig);
+	int sig = *(int *)arg;
+
+	if (!forward_target(t))
+		return;
+	if (!(t->img->own_copies & SIG_BIT(sig)))
+		kill(t->tid, sig);
+	t->img->own_copies &= ~SIG_BIT(sig);
 }
 
-/* A termination or job-control request sent to systrace alone goes to the command,
- * or once it has exited, to every process it left behind. */
-static void forward_signal(int sig)
+/* A termination or job-control request sent to systrace goes to the command (or the
+ * processes it left), unless the sender's kill(2) gave it a copy of its own: sent to
+ * the process group they share (a shell's `kill %1`), natively it has the signal
+ * once, not twice. siginfo does not tell a kill of the group from a kill of
+ * systrace, but the command's copy shows: a kill of a group queues the signal to
+ * its newest processes first, so when systrace's handler has run the command's copy
+ * is still pending (ShdPnd, read before the waits), or its delivery stop is waiting
+ * (waitpid reports it from its dequeue on) or held, or was seen already
+ * (note_own_copy_taken), with the same sender. Left open: a delivery stop reported
+ * and served in the microseconds between the kernel queueing the two copies. */
+static void forward_signal(int sig, pid_t from)
 {
-	if (!result->root_status_known)
-		kill(root_pid, sig);
-	else
-		tasks_for_each_thread(kill_leader, &sig);
+	int status;
+	pid_t tid;
+
+	/* no job is left to stop (terminal_stop_after_root) */
+	if (result->root_status_known && is_stop_signal(sig))
+		return;
+	passing_sig = sig;
+	passing_from = from;
+	if (from >= 0) {
+		tasks_for_each_thread(note_own_copy_pending, NULL);
+		while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
+			held_status_push(tid, status);
+		while (held_status_pop(&tid, &status))
+			dispatch(tid, status);
+	}
+	passing_sig = 0;
+	tasks_for_each_thread(pass_on, &sig);
 }
 
 /* The command stopped (Ctrl-Z, a background job's SIGTTIN or SIGTTOU, a SIGSTOP):
@@ -757,12 +874,16 @@ static void stop_when_tracees_have(int sig)
 			quiet_rounds++;
 		}
 	}
-	signals_stop_self(sig);
+	/* a SIGCONT since the command stopped (fg right after Ctrl-Z, while the
+	 * others took their stops) continued the job already */
+	signals_stop_self(sig, root_stop_continued);
 	root_stopped_by = 0; /* its stop, seen again while systrace stopped */
-	/* continued itself (kill -CONT of systrace, which was sent the stop alone):
-	 * the command too; fg and bg continue the whole group anyway */
-	if (signals_job_stop_forwarded)
+	/* continued itself (kill -CONT of systrace, which was sent the stop alone, or
+	 * which stopped for the command's own stop): the command too; fg and bg
+	 * continue the whole group anyway */
+	if (signals_job_stop_forwarded || root_stopped_own)
 		kill(root_pid, SIGCONT);
+	root_stopped_own = false;
 }
 
 /* After a wait that found one stop, the others that came meanwhile, kept to be
@@ -794,10 +915,13 @@ void events_run(pid_t root, struct run_result *res)
 	thread_add(root, launcher, THREAD_RUNNING)->pinned = true; /* placement_start came first */
 	for (;;) {
 		int status;
-		pid_t tid;
+		pid_t tid, from;
 
 		if (signals_give_up)
 			break;
+		/* first: what forward_signal serves may be the command's stop */
+		for (int sig; (sig = signals_take_forward(&from)) || (sig = signals_take_stop_forward(&from));)
+			forward_signal(sig, from);
 		if (root_stopped_by) {
 			int sig = root_stopped_by;
 
@@ -806,8 +930,6 @@ void events_run(pid_t root, struct run_result *res)
 		}
 		if (placement_due)
 			placement_check();
-		for (int sig; (sig = signals_take_forward()) || (sig = signals_take_stop_forward());)
-			forward_signal(sig);
 		/* the statuses held (threads stopped for a patch, a batch) come first */
 		if (!held_status_pop(&tid, &status) && (tid = waitpid(-1, &status, __WALL)) > 0)
 			collect_pending();

@@ -6,26 +6,34 @@
 #define SYSTRACE_SIGNALS_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 /* Remembers the inherited dispositions and installs systrace's handlers. */
 void signals_setup(void);
 /* In the command's child, before execve: the inherited dispositions and mask. */
 void signals_restore_inherited(void);
-/* A termination request sent to systrace and not passed on yet, or 0. */
-int signals_take_forward(void);
-/* The same for a job-control stop (SIGTSTP, SIGTTIN, SIGTTOU) sent to systrace
- * alone: the command's to take. */
-int signals_take_stop_forward(void);
+/* A termination request sent to systrace and not passed on yet, or 0; *from is its
+ * sender's pid when it came from kill(2), which may have sent it to a whole process
+ * group, else -1. */
+int signals_take_forward(pid_t *from);
+/* The same for a job-control stop (SIGTSTP, SIGTTIN, SIGTTOU) not sent by the
+ * terminal: the command's to take. */
+int signals_take_stop_forward(pid_t *from);
+/* Whether sig from that sender (-1 for none) is waiting to be passed on. */
+bool signals_forward_pending(int sig, pid_t from);
 
 /* Set by the handlers, read by the event loop. */
 extern volatile sig_atomic_t signals_give_up;         /* a third termination request */
 extern volatile sig_atomic_t signals_last_termination;
 extern volatile sig_atomic_t signals_job_stop;           /* the last SIGTSTP, SIGTTIN or SIGTTOU */
-extern volatile sig_atomic_t signals_job_stop_forwarded; /* it was sent to systrace alone */
+extern volatile sig_atomic_t signals_job_stop_forwarded; /* it was not the terminal's */
+extern volatile sig_atomic_t signals_continued;          /* SIGCONTs received */
 
-/* Stops systrace with sig, as a shell expects of a job whose command stopped;
- * returns when it is continued. */
-void signals_stop_self(int sig);
+/* Stops systrace with sig, as a shell expects of a job whose command stopped,
+ * unless a SIGCONT came since signals_continued read `continued` (the job was
+ * continued before systrace could stop: natively it runs); returns when it is
+ * continued. */
+void signals_stop_self(int sig, sig_atomic_t continued);
 
 #endif

@@ -42,6 +42,8 @@ struct image {
 	bool own_filter;                /* a filter of the program's may be on its threads:
 	                                   installed, or inherited (own_filter.h) */
 	struct image *prev, *next;      /* the images not written yet */
+	uint64_t own_copies;            /* events.c: the signals systrace was sent that it
+	                                   had a copy of its own of, not passed on then */
 };
 
 enum thread_state {

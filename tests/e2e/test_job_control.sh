@@ -4,17 +4,30 @@
 # (a tick every 50 ms), press Ctrl-Z after a few ticks: the shell reports the job
 # stopped and no tick appears while it is stopped; `fg`: the ticks resume, the
 # program finishes ("ticks done"), the status is 0 and the CSV files are complete
-# (summary.csv, the ticks row with exit:0, consistent). Then, as natively: Ctrl-Z on a
-# program that ignores SIGTSTP, and on one that handles it, stops nothing (it
-# finishes, status 0, no "Stopped"); a background `cat` (SIGTTIN) and a background
-# writer under `stty tostop` (SIGTTOU) stop (`jobs` says "Stopped") and go on
-# after `fg`. Every wait is bounded; on failure the terminal transcript is printed and
-# the session's processes are killed.
+# (summary.csv, the ticks row with exit:0, consistent). Then, as natively:
+#  - SIGTSTP to the job's process group from outside (as `kill -TSTP %1`): the job
+#    stops, fg continues it, each tick once;
+#  - Ctrl-Z on a program that ignores SIGTSTP, and on one that handles it, stops
+#    nothing (it finishes, status 0, no "Stopped");
+#  - after the command's exit, Ctrl-Z or a SIGTSTP to systrace stops nothing of what
+#    it left running (`sh -c 'ticks 40 50 & exit 0'`: the ticks finish, systrace
+#    exits 0, no "Stopped");
+#  - a SIGCONT that comes after the command stopped, while systrace still serves a
+#    busy child before it stops itself, continues the job (busy_child finishes,
+#    status 0, no job left stopped);
+#  - a command that stops itself (`sh -c 'kill -STOP $$; echo resumed'`, and -TSTP)
+#    is shown stopped and goes on after `fg`;
+#  - a background `cat` (SIGTTIN) and a background writer under `stty tostop`
+#    (SIGTTOU) stop (`jobs` says "Stopped") and go on after `fg`;
+#  - systrace's own summary (--show-perf-stats) at the end of a background job under
+#    tostop is shown whole, and nothing stops.
+# Every wait is bounded; on failure the terminal transcript is printed and the
+# session's processes are killed.
 . "$(dirname "$0")/lib.sh"
 export E2E_DIR
 
 python3 - "$SYSTRACE" "$PROGRAMS" "$TMPDIR" <<'PY' || check_problem "job control (above)"
-import os, re, sys, time
+import os, re, signal, sys, time
 sys.path.insert(0, os.environ["E2E_DIR"])
 import csvtool
 from ptyshell import PtyShell
@@ -27,6 +40,26 @@ expect, send, read_some = sh.expect, sh.send, sh.read_some
 
 def ticks_after(offset):
     return [int(x) for x in re.findall(rb"^tick (\d+)\r?$", sh.transcript[offset:], re.M)]
+
+def comm(pid):
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+def stat_of(pid):
+    """The fields of /proc/PID/stat after the command name (state first), or []."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+        return stat[stat.rindex(")") + 2:].split()
+    except (OSError, ValueError):
+        return []
+
+def ppid(pid):
+    fields = stat_of(pid)
+    return int(fields[1]) if fields else 0
 
 def done(ok):
     if not ok:
@@ -103,6 +136,35 @@ try:
     except csvtool.CheckError as e:
         problems.append(f"the CSV files are not complete: {e}")
 
+    # SIGTSTP to the job's process group from elsewhere (as `kill -TSTP %1` from
+    # another shell of the session): the command gets it once, stops, and systrace
+    # with it; fg continues both
+    mark = sh.mark()
+    send(f"{systrace} --patch=off -o {outdir}-pgrp -- {programs}/ticks 40 50\n")
+    if not expect(r"^tick 5\r?$", 60, mark):
+        problems.append("group SIGTSTP: no 'tick 5' within 60 s of starting systrace")
+        done(False)
+    tracers = [p for p in sh.session_pids() if comm(p) == "systrace"]
+    if len(tracers) != 1:
+        problems.append(f"group SIGTSTP: expected one systrace in the session, found {tracers}")
+        done(False)
+    os.killpg(os.getpgid(tracers[0]), signal.SIGTSTP)
+    end = expect(r"Stopped|stopped|Suspended", 20, mark)
+    if not end or not expect(r"PROMPT> ", 20, end.end()):
+        problems.append("group SIGTSTP: the shell did not report the job stopped within 20 s")
+        done(False)
+    mark2 = sh.mark()
+    send("fg\n")
+    end = expect(r"^ticks done\r?$", 60, mark2)
+    if not end or not expect(r"PROMPT> ", 30, end.end()):
+        problems.append("group SIGTSTP: after fg the program did not finish within 60 s")
+        done(False)
+    rc = sh.status()
+    got = ticks_after(mark)
+    if rc != 0 or sorted(set(got)) != list(range(1, 41)) or len(got) != 40:
+        problems.append(f"group SIGTSTP: status {rc} (expected 0), ticks {got} (expected 1..40 once each)")
+    print(f"group SIGTSTP: stopped, went on after fg, status {rc}")
+
     # Ctrl-Z on a command that ignores or handles SIGTSTP: natively nothing stops,
     # so nothing may stop under systrace (in-process path and --patch=off)
     for how, mode in (("ignore", "--patch=off"), ("handle", "")):
@@ -123,6 +185,111 @@ try:
         if rc != 0:
             problems.append(f"{how}: status {rc}, expected 0")
         print(f"SIGTSTP {how}d ({mode or 'default mode'}): not stopped, status {rc}")
+
+    # After the command's exit, what it left (still traced: systrace waits for it)
+    # is no job: natively the shell has the command's status and the terminal back,
+    # and no stop reaches those processes. Neither Ctrl-Z nor a SIGTSTP sent to
+    # systrace may stop them (stopped, nobody would continue them: systrace hung)
+    for how in ("Ctrl-Z", "kill -TSTP systrace"):
+        mark = sh.mark()
+        send(f"{systrace} -o {outdir}-left -- sh -c '{programs}/ticks 40 50 & exit 0'\n")
+        if not expect(r"^tick 5\r?$", 60, mark):
+            problems.append(f"left behind, {how}: no 'tick 5' within 60 s of starting systrace")
+            done(False)
+        if how == "Ctrl-Z":
+            send("\x1a")
+        else:
+            tracers = [p for p in sh.session_pids() if comm(p) == "systrace"]
+            if len(tracers) != 1:
+                problems.append(f"left behind: expected one systrace in the session, found {tracers}")
+                done(False)
+            os.kill(tracers[0], signal.SIGTSTP)
+        # (the prompt after it: one may come before, after a line typed ahead)
+        end = expect(r"^ticks done\r?$", 60, mark)
+        if not end or not expect(r"PROMPT> ", 30, end.end()):
+            problems.append(f"left behind, {how}: the program left running did not finish within 60 s, "
+                            "or systrace did not exit after it (stopped, or hung)")
+            done(False)
+        rc = sh.status()
+        if re.search(r"Stopped|stopped|Suspended", sh.text(mark)):
+            problems.append(f"left behind, {how}: the shell reported a stopped job")
+        if rc != 0:
+            problems.append(f"left behind, {how}: status {rc}, expected 0 (sh's)")
+        # (the terminal echoes ^Z at the start of the line the next tick ends)
+        left = [int(x) for x in re.findall(rb"^(?:\^Z)?tick (\d+)\r?$", sh.transcript[mark:], re.M)]
+        if sorted(set(left)) != list(range(1, 41)) or len(left) != 40:
+            problems.append(f"left behind, {how}: the ticks are not 1..40 once each: {left}")
+        print(f"left behind, {how}: not stopped, finished, status {rc}")
+
+    # A SIGCONT that comes after the command stopped but before systrace stopped
+    # itself (it first serves its other tracees: here a child that ignores SIGTSTP
+    # and makes calls until a file exists) continues the job: natively the command
+    # goes on, so systrace must not stop afterwards, with nobody to continue it
+    marker = os.path.join(tmp, "busy-marker")
+    mark = sh.mark()
+    send(f"{systrace} --patch=off -o {outdir}-cont -- {programs}/busy_child {marker}\n")
+    if not expect(r"^child started\r?$", 60, mark):
+        problems.append("SIGCONT: no 'child started' within 60 s of starting systrace")
+        done(False)
+    send("\x1a")
+    # the command's group-stop, taken by systrace: the command stays stopped ('t')
+    # while systrace serves 50 of the child's stops (its voluntary context
+    # switches), which it serves in turn with the command's
+    def switches(pid):
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                return int(next(l.split()[1] for l in f if l.startswith("voluntary_ctxt_switches")))
+        except (OSError, StopIteration, ValueError):
+            return None
+    stopped_for, base, end = False, None, time.monotonic() + 30
+    while not stopped_for and time.monotonic() < end:
+        roots = [p for p in sh.session_pids() if comm(p) == "busy_child" and comm(ppid(p)) == "systrace"]
+        kids = [p for p in sh.session_pids() if roots and ppid(p) == roots[0]]
+        now = switches(kids[0]) if len(roots) == 1 and len(kids) == 1 and stat_of(roots[0])[:1] == ["t"] else None
+        if now is None:
+            base = None
+        elif base is None:
+            base = now
+        else:
+            stopped_for = now - base >= 50
+        sh.drain(0.05)
+    if not stopped_for:
+        problems.append("SIGCONT: the command was not seen stopped, its child served, within 30 s of Ctrl-Z")
+        done(False)
+    tracers = [p for p in sh.session_pids() if comm(p) == "systrace"]
+    os.killpg(os.getpgid(tracers[0]), signal.SIGCONT)  # as `bg` or `fg` would
+    with open(marker, "w"):
+        pass
+    end = expect(r"^(?:\^Z)?busy_child done\r?$", 60, mark)
+    if not end or not expect(r"PROMPT> ", 30, end.end()):
+        problems.append("SIGCONT: the command did not finish within 60 s of SIGCONT")
+        done(False)
+    rc = sh.status()
+    jobs = sh.run("jobs", 10)
+    if rc != 0 or jobs is None or re.search(r"Stopped|stopped|Suspended", sh.text(mark)):
+        problems.append(f"SIGCONT: systrace stopped after the job was continued (status {rc}, "
+                        "expected 0; see `jobs` in the transcript)")
+    print(f"SIGCONT before systrace stopped: finished, status {rc}")
+
+    # A command that stops itself (kill -STOP $$, kill -TSTP $$): natively the shell
+    # shows the job stopped, and fg continues it
+    for how in ("STOP", "TSTP"):
+        mark = sh.mark()
+        send(f"{systrace} -o {outdir}-self -- sh -c 'kill -{how} $$; echo resumed'\n")
+        end = expect(r"Stopped|stopped|Suspended", 20, mark)
+        if not end or not expect(r"PROMPT> ", 20, end.end()):
+            problems.append(f"self-stop ({how}): the shell did not report the job stopped within 20 s")
+            done(False)
+        mark2 = sh.mark()
+        send("fg\n")
+        end = expect(r"^resumed\r?$", 30, mark2)
+        if not end or not expect(r"PROMPT> ", 30, end.end()):
+            problems.append(f"self-stop ({how}): after fg the command did not go on within 30 s")
+            done(False)
+        rc = sh.status()
+        if rc != 0:
+            problems.append(f"self-stop ({how}): status {rc} after fg, expected 0")
+        print(f"self-stop ({how}): shown stopped, went on after fg, status {rc}")
 
     # A background job that reads the terminal (SIGTTIN) or writes to it with tostop
     # (SIGTTOU) stops, as natively; fg lets it go on
@@ -169,6 +336,34 @@ try:
     if rc != 0:
         problems.append(f"SIGTTOU: status {rc} after fg, expected 0")
     print(f"SIGTTOU: stopped in the background, finished after fg, status {rc}")
+    # systrace's own messages (--show-perf-stats at the end of a background job,
+    # under tostop): none lost, nothing stopped (its write must not send the group
+    # SIGTTOU, nor fail with EINTR in systrace's handler)
+    mark = sh.mark()
+    if sh.run(f"{systrace} --show-perf-stats -o {outdir}-own -- true &", 20) is None:
+        problems.append("own messages: no prompt within 20 s of starting systrace in the background")
+        done(False)
+    # (its status read back, not the next prompt: the one bash printed after "[1] PID"
+    # may come after the line typed)
+    waited = sh.mark()
+    send('wait %1; echo "WAITED=$?"\n')
+    m = expect(r"^WAITED=(\d+)\r?$", 60, waited)
+    if not m or m.group(1) != b"0":
+        problems.append(f"own messages: the background job did not end with status 0 within 60 s "
+                        f"({m.group(0).decode().strip() if m else 'no status'})")
+        done(False)
+    try:
+        metrics = csvtool.load_summary(f"{outdir}-own")
+    except csvtool.CheckError as e:
+        problems.append(f"own messages: the CSV files are not complete: {e}")
+        metrics = {}
+    shown = set(re.findall(r"^(\w+):", sh.text(mark), re.M))
+    lost = [k for k in metrics if k not in shown]
+    if lost or not metrics:
+        problems.append(f"own messages: {len(lost)} of the summary's {len(metrics)} lines missing on the terminal: {lost[:5]}")
+    if re.search(r"Stopped|stopped|Suspended", sh.text(mark)):
+        problems.append("own messages: the shell reported the job stopped")
+    print(f"own messages under tostop: {len(metrics) - len(lost)} of {len(metrics)} summary lines shown, status 0")
     sh.run("stty -tostop", 10)
     send("exit\n")
     done(not problems)
