@@ -53,6 +53,8 @@ struct patch {
 	                              asks which object is there (site_reuse.h) */
 	uint64_t maps_epoch;       /* its memory's maps_epoch when the object at the site
 	                              was last known (site_reuse.h) */
+	bool ran_by_sharer;        /* a process sharing the memory (a vfork child) ran it
+	                              (known_sites.c) */
 };
 
 /* Written or stale: a stub with a counter exists (in-process calls were counted). */

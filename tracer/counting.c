@@ -80,7 +80,7 @@ static void move_inprocess(struct image *from, struct image *to, struct site_rec
 	count_inprocess(to, s, 1, idx);
 }
 
-void count_move_exec(struct image *from, struct image *to, const int *idx, size_t nidx)
+uint64_t count_move_exec(struct image *from, struct image *to, const int *idx, size_t nidx)
 {
 	/* the call that did not fail: every other came back with an error */
 	for (size_t i = 0; i < from->sites.n; i++) {
@@ -89,14 +89,15 @@ void count_move_exec(struct image *from, struct image *to, const int *idx, size_
 		for (size_t k = 0; k < nidx; k++) {
 			if (s->syscall == idx[k] && s->inprocess && s->ptraced + s->inprocess > s->errors) {
 				move_inprocess(from, to, s, idx[k]);
-				return;
+				return s->addr;
 			}
 		}
 	}
 	for (size_t k = 0; k < nidx; k++) {
 		if (from->rec.calls[idx[k]] > from->rec.errors[idx[k]] && from->rec.inprocess) {
 			move_inprocess(from, to, NULL, idx[k]);
-			return;
+			return 0;
 		}
 	}
+	return 0;
 }

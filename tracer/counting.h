@@ -29,7 +29,8 @@ void count_result(struct image *img, struct site_record *s, int idx, int64_t ret
 /* An execve made in-process that succeeded, counted by its stub in the image that
  * called it (from, its slot read), moves to the image it created (to), at its site,
  * named as in from (at a site whose number varies: with no site): a successful
- * execve is its new image's first call. idx: the indexes of execve and execveat. */
-void count_move_exec(struct image *from, struct image *to, const int *idx, size_t nidx);
+ * execve is its new image's first call. idx: the indexes of execve and execveat.
+ * Its site's address, or 0. */
+uint64_t count_move_exec(struct image *from, struct image *to, const int *idx, size_t nidx);
 
 #endif

@@ -20,6 +20,7 @@
 #include "early.h"
 #include "gate.h"
 #include "held_statuses.h"
+#include "known_sites.h"
 #include "libc_calls.h"
 #include "library.h"
 #include "nested_ptrace.h"
@@ -427,6 +428,7 @@ static void on_clone_event(struct thread *t, int event)
 	uint64_t flags = creation_flags(t);
 
 	t->clone_flags = 0;
+	t->in_vfork = event == PTRACE_EVENT_VFORK; /* until its next stop */
 	/* a creator killed since it stopped here is not written to */
 	if (children_on_creator_event(t, event, flags) && (event != PTRACE_EVENT_CLONE || !(flags & CLONE_THREAD)))
 		patching_on_fork(t);
@@ -435,6 +437,7 @@ static void on_clone_event(struct thread *t, int event)
 
 static void on_exec_event(struct thread *t)
 {
+	uint64_t exec_at;
 	unsigned long former;
 	struct image *old = t->img, *img;
 	pid_t tgid = t->tid;
@@ -489,13 +492,15 @@ static void on_exec_event(struct thread *t)
 	thread_detach(t);
 	thread_attach(t, img);
 	if (t->exec_index >= 0) {
+		exec_at = t->exec_site.addr;
 		count_exec(t, 0);
 	} else {
 		/* made in-process: its stub counted it in the old image, whose sites
 		 * can be named only as planned now (its memory is gone) */
 		image_name_sites_as_planned(old);
-		count_move_exec(old, img, (const int[]){ nr_execve[ABI_X86_64], nr_execveat[ABI_X86_64] }, 2);
+		exec_at = count_move_exec(old, img, (const int[]){ nr_execve[ABI_X86_64], nr_execveat[ABI_X86_64] }, 2);
 	}
+	known_sites_note_exec(old, exec_at);
 	image_end(old, IMAGE_EXECED, 0);
 	proc_maps_forget(tgid); /* its mappings are the new memory's */
 	early_on_exec(t);
@@ -790,6 +795,7 @@ static void dispatch(pid_t tid, int status)
 	}
 	early_on_stop(t);
 	sigreturn_on_stop(t);
+	t->in_vfork = false;
 	if (event != PTRACE_EVENT_SECCOMP)
 		count_stop(t->img, stop_kind_of(event, sig, t->state == THREAD_AWAIT_INITIAL_STOP, t->exec_index >= 0));
 	results_on_stop(t, event);

@@ -283,22 +283,48 @@ void known_sites_write_object(struct thread *t, struct addr_space *as, uint64_t 
 		known_sites_write_planned(t, as, site + 2);
 }
 
+void known_sites_note_exec(struct image *img, uint64_t site)
+{
+	struct patch *p;
+
+	/* counted in the image it created, but made here: a vfork child's (a shell's) */
+	if (site && img->as && !img->owns_as && site_table_find(&img->as->sites, site)) {
+		as_site(img->as, site, &p);
+		p->ran_by_sharer |= p->object != NULL;
+	}
+}
+
+/* Whether img ran the site of its memory's record i. */
+static bool image_ran(struct image *img, const struct addr_space *as, size_t i)
+{
+	const struct site_record *s = image_site_of(img, &as->sites.sites[i], false);
+
+	return s && s->ptraced + s->inprocess > 0;
+}
+
 void known_sites_note_image(struct image *img)
 {
-	const struct addr_space *as = img->as;
+	struct addr_space *as = img->as;
 
+	if (!as)
+		return;
+	/* a vfork child's calls (a shell's execve) are its memory's: its owner's
+	 * image ran them, as far as what to write at its start goes */
+	if (!img->owns_as) {
+		for (size_t i = 0; i < as->sites.n; i++)
+			as->patches[i].ran_by_sharer |= as->patches[i].object && image_ran(img, as, i);
+		return;
+	}
 	/* the images whose start the policy decided: an exec's, with its own memory */
-	if (!as || !img->owns_as || !img->rec.started_by_exec || !img->late)
+	if (!img->rec.started_by_exec || !img->late)
 		return;
 	for (size_t i = 0; i < as->sites.n; i++) {
 		const struct patch *p = &as->patches[i];
-		const struct site_record *s;
 		bool ran, batch;
 
 		if (!p->object)
 			continue;
-		s = image_site_of(img, &as->sites.sites[i], false);
-		ran = s && s->ptraced + s->inprocess > 0;
+		ran = image_ran(img, as, i) || p->ran_by_sharer;
 		history_note(img->serial, img->exe_object, p->object, p->known, ran);
 		batch = patch_has_counter(p) && p->origin == PATCH_IN_BATCH;
 		img->rec.known_unused += batch && !ran;

@@ -35,7 +35,11 @@ void known_sites_build_for(struct thread *t, struct addr_space *as, bool (*put)(
 void known_sites_write_all(struct thread *t, struct addr_space *as, uint64_t site);
 void known_sites_write_object(struct thread *t, struct addr_space *as, uint64_t site);
 /* As img is complete: which of its known sites ran, for the sites written at the
- * start of the images to come (site_history.h). */
+ * start of the images to come (site_history.h). A vfork child's (an image sharing
+ * its memory) count as its memory owner's. */
 void known_sites_note_image(struct image *img);
+/* img ended by a successful execve made at site (0: not known), which is counted in
+ * the image it created: in a vfork child, for its memory owner, it ran here. */
+void known_sites_note_exec(struct image *img, uint64_t site);
 
 #endif

@@ -65,6 +65,8 @@ struct thread {
 	bool gone;                     /* dead, kept only to absorb that event */
 	bool held;                     /* stopped, its status waiting in events.c's queue */
 	bool interrupted;              /* write_protocol.c asked it to stop (PTRACE_INTERRUPT) */
+	bool in_vfork;                 /* resumed from its vfork event: asleep in the kernel
+	                                  until its child execs or exits */
 	bool sigreturn_armed;          /* its slot's word was armed at its last stop, and */
 	unsigned handler_frames;       /* the frames of its handlers that may be live
 	                                  (sigreturn_arm.h) */

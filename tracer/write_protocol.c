@@ -173,11 +173,12 @@ static bool stop_sharers(struct sharers *sh, uint64_t lo, uint64_t hi)
 				waiting--;
 				if (!WIFSTOPPED(status))
 					sh->list[i] = NULL;
-			} else if (round == 10 || late) {
-				/* Not stopped after a moment: asleep in the kernel where the
-				 * interrupt does not wake it (a vfork parent). It cannot run
-				 * user code before the interrupt stops it; accepted if it will
-				 * come back outside the bytes. */
+			} else if (round == 10 || late || u->in_vfork) {
+				/* Not stopped after a moment, or a vfork parent at once (its
+				 * child is the trapped thread, or another): asleep in the kernel
+				 * where the interrupt does not wake it. It cannot run user code
+				 * before the interrupt stops it; accepted if it will come back
+				 * outside the bytes. */
 				if (blocked_outside(u, lo, hi)) {
 					sh->list[i] = NULL;
 					waiting--;

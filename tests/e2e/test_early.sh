@@ -141,6 +141,33 @@ sys.exit(0 if got == want and len(procs) == 3 else 1)
 PY
 fi
 
+# A shell's execve is made by its vfork children, in the shell's memory: those calls
+# are the shell's for what is written at the start of the shells to come, so that
+# the third inner shell's children make theirs in-process from their first: each
+# child stops at its first stop and once more, and every uname image's execve (its
+# first call, counted there) is in-process.
+echo "== a shell's vfork children's execve"
+st_run_mode default "$T/vfork_exec" sh -c 'sh -c "uname; uname"; sh -c "uname; uname"; sh -c "uname; uname"'
+if [ "$ST_STATUS" -ne 0 ]; then
+	check_problem "sh -c 'sh -c uname...' x3: exited $ST_STATUS under systrace"
+elif require_file "$T/vfork_exec/processes.csv" "sh -c 'sh -c uname...' x3"; then
+	python3 - "$T/vfork_exec" <<'PY' || check_problem "the third inner shell's children (above)"
+import csv, sys
+procs = sorted(csv.DictReader(open(sys.argv[1] + "/processes.csv")), key=lambda r: int(r["start_ns"]))
+calls = {(r["pid"], r["image"]): r for r in csv.DictReader(open(sys.argv[1] + "/syscalls.csv"))
+         if r["syscall"] == "execve"}
+root = procs[0]["pid"]
+inner = [p for p in procs if p["exe"].endswith("/dash") and p["image"] == "1" and p["ppid"] == root]
+third = inner[-1]["pid"]
+children = [p for p in procs if p["ppid"] == third and p["image"] == "0"]
+execed = [p for p in procs if p["ppid"] == third and p["image"] == "1"]
+stops = [int(p["ptrace_stops"]) for p in children]
+rows = [(int(calls[(p["pid"], "1")]["ptraced"]), int(calls[(p["pid"], "1")]["inprocess"])) for p in execed]
+print(f"    inner shells {len(inner)}; the third's children's stops {stops}, their uname images' execve (ptraced, in-process) {rows}")
+sys.exit(0 if len(inner) == 3 and stops == [2, 2] and rows == [(0, 1), (0, 1)] else 1)
+PY
+fi
+
 echo "== an address-space limit the region does not fit in"
 st_run_mode default "$T/limit" sh -c 'true; ulimit -v 80000; exec "$0" 100' "$P/getppid_loop"
 if [ "$ST_STATUS" -ne 0 ]; then
