@@ -500,7 +500,7 @@ static void on_exec_event(struct thread *t)
 		image_name_sites_as_planned(old);
 		exec_at = count_move_exec(old, img, (const int[]){ nr_execve[ABI_X86_64], nr_execveat[ABI_X86_64] }, 2);
 	}
-	known_sites_note_exec(old, exec_at);
+	known_sites_note_ran(old, exec_at);
 	image_end(old, IMAGE_EXECED, 0);
 	proc_maps_forget(tgid); /* its mappings are the new memory's */
 	early_on_exec(t);

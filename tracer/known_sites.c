@@ -283,11 +283,10 @@ void known_sites_write_object(struct thread *t, struct addr_space *as, uint64_t 
 		known_sites_write_planned(t, as, site + 2);
 }
 
-void known_sites_note_exec(struct image *img, uint64_t site)
+void known_sites_note_ran(struct image *img, uint64_t site)
 {
 	struct patch *p;
 
-	/* counted in the image it created, but made here: a vfork child's (a shell's) */
 	if (site && img->as && !img->owns_as && site_table_find(&img->as->sites, site)) {
 		as_site(img->as, site, &p);
 		p->ran_by_sharer |= p->object != NULL;
@@ -311,8 +310,9 @@ void known_sites_note_image(struct image *img)
 	/* a vfork child's calls (a shell's execve) are its memory's: its owner's
 	 * image ran them, as far as what to write at its start goes */
 	if (!img->owns_as) {
-		for (size_t i = 0; i < as->sites.n; i++)
-			as->patches[i].ran_by_sharer |= as->patches[i].object && image_ran(img, as, i);
+		for (size_t i = 0; i < img->sites.n; i++)
+			if (img->sites.sites[i].ptraced + img->sites.sites[i].inprocess)
+				known_sites_note_ran(img, img->sites.sites[i].addr);
 		return;
 	}
 	/* the images whose start the policy decided: an exec's, with its own memory */

@@ -38,8 +38,9 @@ void known_sites_write_object(struct thread *t, struct addr_space *as, uint64_t 
  * start of the images to come (site_history.h). A vfork child's (an image sharing
  * its memory) count as its memory owner's. */
 void known_sites_note_image(struct image *img);
-/* img ended by a successful execve made at site (0: not known), which is counted in
- * the image it created: in a vfork child, for its memory owner, it ran here. */
-void known_sites_note_exec(struct image *img, uint64_t site);
+/* img, if it shares its memory (a vfork child), ran the call at site (0: not known)
+ * for its memory's owner: also the execve that ended it, which is counted in the
+ * image it created. */
+void known_sites_note_ran(struct image *img, uint64_t site);
 
 #endif
