@@ -268,10 +268,14 @@ bool results_leave_pad(struct thread *t, struct user_regs_struct *regs)
 	if (back)
 		pad_registers(t, regs);
 	returned = !restart_is_code((long)regs->rax);
-	/* a creation that stopped without its event: failed, unless it is entered again */
+	/* a creation that stopped without its event: failed, unless it is entered again;
+	 * then its result comes with that entry (results_expect), and the calls made
+	 * before it (a handler's) are not taken for its failure */
 	if (t->result_wait == RESULT_BY_EVENT && returned && (long)regs->orig_rax >= 0) {
 		resolve(t, (int64_t)regs->rax, call_times_now(), true);
 		changed = forget_number(regs);
+	} else if (t->result_wait == RESULT_BY_EVENT && (long)regs->orig_rax >= 0) {
+		t->result_wait = RESULT_NONE;
 	}
 	if (!back)
 		return changed;
