@@ -324,8 +324,11 @@ void known_sites_note_image(struct image *img)
 
 		if (!p->object)
 			continue;
-		ran = image_ran(img, as, i) || p->ran_by_sharer;
-		history_note(img->serial, img->exe_object, p->object, p->known, ran);
+		ran = image_ran(img, as, i);
+		/* what the memory ran, its vfork children's calls too, teaches the
+		 * policy; the image's own figures are of its own calls (processes.csv:
+		 * what was written and ran is among the sites that ran) */
+		history_note(img->serial, img->exe_object, p->object, p->known, ran || p->ran_by_sharer);
 		batch = patch_has_counter(p) && p->origin == PATCH_IN_BATCH;
 		img->rec.known_unused += batch && !ran;
 		img->rec.known_missed += p->from_known && !batch && ran;

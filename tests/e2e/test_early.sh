@@ -25,6 +25,20 @@
 #  - an image under an address-space limit the region does not fit in runs, on the
 #    ptrace path (library region-unreachable), exactly counted.
 . "$(dirname "$0")/lib.sh"
+
+# ran_clean DIR WHAT CMD...: CMD under systrace in its default mode into DIR; true when
+# it exited 0 and DIR/processes.csv is there (a problem said otherwise).
+ran_clean() {
+	_rc_dir=$1 _rc_what=$2
+	shift 2
+	st_run_mode default "$_rc_dir" "$@"
+	if [ "$ST_STATUS" -ne 0 ]; then
+		check_problem "$_rc_what: exited $ST_STATUS under systrace"
+		return 1
+	fi
+	require_file "$_rc_dir/processes.csv" "$_rc_what"
+}
+
 P=$PROGRAMS
 T=$TMPDIR
 
@@ -91,10 +105,7 @@ done
 # earlier images taught them): its first call outside the loader (libc's sites
 # written there) and its exit; the set-up at exec makes none.
 echo "== stops of a /bin/true image"
-st_run_mode default "$T/true_stops" sh -c '/bin/true; /bin/true; /bin/true'
-if [ "$ST_STATUS" -ne 0 ]; then
-	check_problem "sh -c /bin/true x3: exited $ST_STATUS under systrace"
-elif require_file "$T/true_stops/processes.csv" "/bin/true x3"; then
+if ran_clean "$T/true_stops" "/bin/true x3" sh -c '/bin/true; /bin/true; /bin/true'; then
 	python3 - "$T/true_stops/processes.csv" <<'PY' || check_problem "/bin/true x3: the last image's stops (above)"
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["exe"].endswith("/true")]
@@ -113,10 +124,8 @@ fi
 # exit stop. The last env image stops only at its exec event and its first libc call.
 echo "== execve in-process"
 mkdir -p "$T/none1" "$T/none2"
-st_run_mode default "$T/exec_stops" sh -c 'PATH=$0:$1:/usr/bin:/bin; env uname; env uname; env uname' "$T/none1" "$T/none2"
-if [ "$ST_STATUS" -ne 0 ]; then
-	check_problem "sh -c 'env uname' x3: exited $ST_STATUS under systrace"
-elif require_file "$T/exec_stops/processes.csv" "env uname x3"; then
+if ran_clean "$T/exec_stops" "env uname x3" \
+	sh -c 'PATH=$0:$1:/usr/bin:/bin; env uname; env uname; env uname' "$T/none1" "$T/none2"; then
 	# sh's own, then for each: env's (found by the shell), env's 2 failing and uname's
 	expect_count "$T/exec_stops" x86_64 execve 13 "env uname x3"
 	python3 - "$T/exec_stops" <<'PY' || check_problem "env uname x3: the env images' stops and execve rows (above)"
@@ -147,10 +156,8 @@ fi
 # child stops at its first stop and once more, and every uname image's execve (its
 # first call, counted there) is in-process.
 echo "== a shell's vfork children's execve"
-st_run_mode default "$T/vfork_exec" sh -c 'sh -c "uname; uname"; sh -c "uname; uname"; sh -c "uname; uname"'
-if [ "$ST_STATUS" -ne 0 ]; then
-	check_problem "sh -c 'sh -c uname...' x3: exited $ST_STATUS under systrace"
-elif require_file "$T/vfork_exec/processes.csv" "sh -c 'sh -c uname...' x3"; then
+if ran_clean "$T/vfork_exec" "sh -c 'sh -c uname...' x3" \
+	sh -c 'sh -c "uname; uname"; sh -c "uname; uname"; sh -c "uname; uname"'; then
 	python3 - "$T/vfork_exec" <<'PY' || check_problem "the third inner shell's children (above)"
 import csv, sys
 procs = sorted(csv.DictReader(open(sys.argv[1] + "/processes.csv")), key=lambda r: int(r["start_ns"]))
