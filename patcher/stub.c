@@ -205,16 +205,32 @@ static const uint8_t LEA_RSP_DOWN[] = { 0x48, 0x8d, 0x64, 0x24, 0x80 },         
 
 /* The layout of stub.h. Every encoding has a fixed size, so a first pass learns the
  * marks that the second needs. */
+/* Every stub's first bytes: the instructions the jump covers before the syscall. */
+static void emit_covered_before(struct emitter *e, const struct patch_plan *plan, struct stub_marks *m)
+{
+	m->ncounts = 0;
+	if (plan->shape == PATCH_BEFORE)
+		emit(e, plan->original, plan->end - plan->start);
+}
+
+/* Every stub's last bytes: `slow`, its own traced syscall, then `after` (the covered
+ * instructions after the syscall) and the jump back. */
+static void emit_slow_and_back(struct emitter *e, const struct patch_plan *plan, struct stub_marks *m)
+{
+	m->slow = e->len;
+	EMIT(e, 0x0f, 0x05); /* syscall */
+	if (plan->shape == PATCH_AFTER)
+		emit(e, plan->original + 2, plan->end - plan->start - 2);
+	emit_jump(e, JMP, sizeof(JMP), plan->shape == PATCH_BEFORE ? plan->site + 2 : plan->end);
+}
+
 static void emit_stub(struct emitter *e, const struct patch_plan *plan, const struct stub_config *cfg,
 		      struct stub_marks *m)
 {
 	bool runtime_nr = plan->nr < 0;
 	const struct stub_guard *fixed_guard = runtime_nr ? NULL : guard_of(cfg, plan->nr);
-	uint64_t back = plan->shape == PATCH_BEFORE ? plan->site + 2 : plan->end;
 
-	m->ncounts = 0;
-	if (plan->shape == PATCH_BEFORE)
-		emit(e, plan->original, plan->end - plan->start);
+	emit_covered_before(e, plan, m);
 	if (runtime_nr || fixed_guard) {
 		emit(e, LEA_RSP_DOWN, sizeof(LEA_RSP_DOWN));
 		EMIT(e, 0x9c);       /* pushfq */
@@ -271,22 +287,14 @@ static void emit_stub(struct emitter *e, const struct patch_plan *plan, const st
 		EMIT(e, 0x9d); /* popfq */
 		emit(e, LEA_RSP_UP, sizeof(LEA_RSP_UP));
 	}
-	m->slow = e->len;
-	EMIT(e, 0x0f, 0x05); /* syscall */
-	if (plan->shape == PATCH_AFTER)
-		emit(e, plan->original + 2, plan->end - plan->start - 2);
-	emit_jump(e, JMP, sizeof(JMP), back);
+	emit_slow_and_back(e, plan, m);
 }
 
 /* The rt_sigreturn stub of stub.h: no stack, no call, its own slow syscall. */
 static void emit_sigreturn_stub(struct emitter *e, const struct patch_plan *plan, const struct stub_config *cfg,
 				struct stub_marks *m)
 {
-	uint64_t back = plan->shape == PATCH_BEFORE ? plan->site + 2 : plan->end;
-
-	m->ncounts = 0;
-	if (plan->shape == PATCH_BEFORE)
-		emit(e, plan->original, plan->end - plan->start);
+	emit_covered_before(e, plan, m);
 	EMIT(e, 0x65, 0x80, 0x3c, 0x25); /* cmpb $0,%gs:sigreturn_armed */
 	emit_u32(e, (uint32_t)cfg->sigreturn_armed);
 	EMIT(e, 0x00);
@@ -305,11 +313,7 @@ static void emit_sigreturn_stub(struct emitter *e, const struct patch_plan *plan
 	EMIT(e, 0x49, 0xbb);             /* movabs $gate,%r11 */
 	emit_u64(e, cfg->gate);
 	EMIT(e, 0x41, 0xff, 0xe3);       /* jmp *%r11 */
-	m->slow = e->len;
-	EMIT(e, 0x0f, 0x05);             /* syscall */
-	if (plan->shape == PATCH_AFTER)
-		emit(e, plan->original + 2, plan->end - plan->start - 2);
-	emit_jump(e, JMP, sizeof(JMP), back);
+	emit_slow_and_back(e, plan, m);
 }
 
 static bool is_slow(const struct stub_config *cfg, int nr)

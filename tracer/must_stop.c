@@ -23,13 +23,11 @@ static struct stub_guard guards[] = {
 	{ .kind = GUARD_NOT_A_FORK }, /* clone, last: when only counting */
 };
 static size_t nguards;
-static bool sigreturn_patched;
 
 void must_stop_setup(bool counting_only)
 {
 	char reason[64];
 
-	sigreturn_patched = counting_only;
 	ncalls = counting_only ? NCALLS - NCOUNTING_ONLY : NCALLS;
 	for (size_t i = 0; i < ncalls; i++) {
 		indexes[i] = syscall_index_of(ABI_X86_64, names[i]);
@@ -45,8 +43,9 @@ void must_stop_setup(bool counting_only)
 
 const char *must_stop_reason(int nr)
 {
-	/* its site gets a stub of its own (stub.h), the number stays slow elsewhere */
-	if (sigreturn_patched && nr == SYS_rt_sigreturn)
+	/* only counting (the last calls not must-stop): its site gets a stub of its
+	 * own (stub.h), the number stays slow elsewhere */
+	if (ncalls < NCALLS && nr == SYS_rt_sigreturn)
 		return NULL;
 	for (size_t i = 0; nr >= 0 && i < ncalls; i++)
 		if (indexes[i] == syscall_index(ABI_X86_64, nr))
