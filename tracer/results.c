@@ -73,8 +73,10 @@ static void resolve(struct thread *t, int64_t ret, uint64_t end, bool count)
 		t->result_wait = RESULT_NONE;
 		return;
 	}
+	/* (a call restarted after a stop took it out of the gate has no record of its
+	 * site yet when it was made in-process: its call comes at the slot's reading) */
 	if (count)
-		count_result(t->img, image_site(t->img, t->result_site, false), t->result_index, ret);
+		count_result(t->img, image_site(t->img, t->result_site, true), t->result_index, ret);
 	call_times_returned(t, t->result_index, t->result_site, end);
 	t->result_wait = RESULT_NONE;
 	t->entry_seen = false;

@@ -249,9 +249,13 @@ static bool still_a_syscall(const uint8_t b[2])
 
 void image_name_sites_as_planned(struct image *img)
 {
-	for (size_t i = 0; img->unnamed_sites && i < img->sites.n; i++)
-		if (!img->sites.sites[i].named && name_as_planned(img->as, &img->sites.sites[i]))
+	for (size_t i = 0; img->unnamed_sites && i < img->sites.n; i++) {
+		struct site_record *s = &img->sites.sites[i];
+
+		/* unnamed_sites counts the records a call made (counting.c) */
+		if (!s->named && name_as_planned(img->as, s) && s->syscall != SITE_SYSCALL_UNSET)
 			img->unnamed_sites--;
+	}
 }
 
 void image_name_sites(struct image *img, pid_t tid, struct site_record *extra)

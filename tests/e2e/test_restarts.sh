@@ -61,4 +61,14 @@ done
 for mode in safe off log; do
 	restarted_case restart_handled $mode 2 "readv=3 rt_sigreturn=2"
 done
+# A call in the gate restarted after a signal that then fails (EPIPE): its error is
+# its site's in sites.csv as its name's in syscalls.csv (tests/programs/
+# restart_failed.c: exactly 1 restart, writev 3 calls, 1 error); the consistency
+# check compares the two files' errors per image.
+for mode in safe off time log; do
+	restarted_case restart_failed $mode 1 "writev=3"
+	_rf_errors=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["syscall"] == "writev" { e += $c["errors"] } END { print e + 0 }' "$D/syscalls.csv" 2>/dev/null)
+	[ "$_rf_errors" = 1 ] || check_problem "restart_failed --patch=$mode: writev errors ${_rf_errors:-none}, 1 by construction"
+done
 finish
