@@ -96,7 +96,13 @@ run_case launcher 0 "exit_group=1" "getppid=5000/0" -- launcher "$P/getppid_loop
 # must still reach the tracer
 run_case launcher-errno 0 "exit_group=1" "getppid=5000/0" -- launcher-errno "$P/getppid_loop" 5000
 run_case launcher-static 0 "exit_group=1" "getppid=300/0" -- launcher "$P/getppid_static" 300
-run_case launcher-i386 159 "" "" -- launcher "$P/i386_int80"
+# (a kernel without IA32 emulation gives int $0x80 a SIGSEGV before any filter
+# runs: nothing of the filter's to check there, as test_i386 says)
+if "$P/i386_int80" probe 2>/dev/null; then
+	run_case launcher-i386 159 "" "" -- launcher "$P/i386_int80"
+else
+	echo "launcher-i386 skipped: this kernel has no IA32 emulation (int \$0x80 gets SIGSEGV)"
+fi
 run_case tsync 0 "exit_group=1 exit=1 futex=?" "getpriority=200/200 seccomp=1/0" -- tsync 100
 run_case stacked 0 "exit_group=1" "getpriority=100/100 getppid=100/100 getuid=100/0 rt_sigreturn=100/0" -- stacked 100
 run_case fork 0 "exit_group=2" "getpriority=300/300" -- fork 100
