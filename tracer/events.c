@@ -897,14 +897,43 @@ static void stop_when_tracees_have(int sig)
  * they stopped in, so serving one at a time lets the newest (a build's short jobs)
  * go first again and again while the oldest (make) waits (docs/scaling.md). */
 #define BATCH_MAX 64
+/* A collection that finds nothing costs a waitpid per stop: after one, the next few
+ * waits go without (the oldest tracee waits that many stops more at most). */
+#define COLLECT_SKIP 3
+
+static unsigned collect_skip;
 
 static void collect_pending(void)
 {
-	int status;
+	int status, n = 0;
 	pid_t tid;
 
-	for (int n = 0; n < BATCH_MAX && (tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0; n++)
+	while (n < BATCH_MAX && (tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
 		held_status_push(tid, status);
+		n++;
+	}
+	collect_skip = n ? 0 : COLLECT_SKIP;
+}
+
+/* After a wait that found tid: the others that came meanwhile, when it is time to
+ * look. A new child's first stop often comes before its creator's event (waitpid
+ * reports the newest tracee first): it goes after a creation event that waits, so
+ * that it is known when it is served and needs no /proc read to be placed. False
+ * if tid's status was kept for later. */
+static bool after_wait(pid_t tid, int status)
+{
+	bool unknown = !thread_find(tid);
+
+	if (collect_skip && !unknown) {
+		collect_skip--;
+		return true;
+	}
+	collect_pending();
+	if (unknown && WIFSTOPPED(status) && held_status_creation_waits()) {
+		held_status_push(tid, status);
+		return false;
+	}
+	return true;
 }
 
 void events_run(pid_t root, struct run_result *res)
@@ -937,11 +966,11 @@ void events_run(pid_t root, struct run_result *res)
 		if (placement_due)
 			placement_check();
 		/* the statuses held (threads stopped for a patch, a batch) come first */
-		if (!held_status_pop(&tid, &status) && (tid = waitpid(-1, &status, __WALL)) > 0)
-			collect_pending();
-		if (tid > 0)
+		if (held_status_pop(&tid, &status))
 			dispatch(tid, status);
-		else if (errno == ECHILD)
+		else if ((tid = waitpid(-1, &status, __WALL)) > 0 && after_wait(tid, status))
+			dispatch(tid, status);
+		else if (tid < 0 && errno == ECHILD)
 			break;
 	}
 }

@@ -1,5 +1,7 @@
 #include "held_statuses.h"
 
+#include <sys/ptrace.h>
+
 #include "grow_array.h"
 #include "tasks.h"
 
@@ -30,4 +32,15 @@ bool held_status_pop(pid_t *tid, int *status)
 	if ((u = thread_find(*tid)))
 		u->held = false;
 	return true;
+}
+
+bool held_status_creation_waits(void)
+{
+	for (size_t i = next_held; i < nheld; i++) {
+		int event = (unsigned)held[i].status >> 16;
+
+		if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK || event == PTRACE_EVENT_CLONE)
+			return true;
+	}
+	return false;
 }

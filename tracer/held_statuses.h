@@ -12,5 +12,7 @@
 void held_status_push(pid_t tid, int status);
 /* The oldest status kept; false when there is none. */
 bool held_status_pop(pid_t *tid, int *status);
+/* Whether a status kept is a creation event (fork, vfork, clone) of a thread. */
+bool held_status_creation_waits(void);
 
 #endif

@@ -1,6 +1,7 @@
 #include "library.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,17 +73,13 @@ static void take_counts(struct thread *t, bool again);
 /* Points t's %gs at its own counter slot (taking one if it has none). */
 static bool give_slot(struct thread *t)
 {
-	struct user_regs_struct regs;
-
 	if (t->slot < 0) {
 		if ((t->slot = region_slot_take()) < 0)
 			return false;
 		site_reuse_slot_taken(t);
 	}
-	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
-		return false;
-	regs.gs_base = t->img->as->region_base + region_slot_offset(t->slot);
-	return ptrace(PTRACE_SETREGS, t->tid, 0, &regs) == 0;
+	return ptrace(PTRACE_POKEUSER, t->tid, offsetof(struct user_regs_struct, gs_base),
+		      t->img->as->region_base + region_slot_offset(t->slot)) == 0;
 }
 
 bool library_up_without_ready(struct thread *t)
