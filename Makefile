@@ -102,6 +102,10 @@ $(BUILD)/tests/programs/%: tests/programs/%.c $(wildcard tests/programs/*.h)
 	$(CC) -O1 -g $(WARN) -Ipreload -pthread $(if $(findstring _static,$*),-static) \
 		$(if $(findstring gate_taken,$*),$(GATE_TAKEN)) -o $@ $<
 
+# (linked against a library of the tests' own, found at run time by LD_LIBRARY_PATH)
+$(BUILD)/tests/programs/lib_hook_user: tests/programs/lib_hook_user.c $(BUILD)/tests/programs/lib_hook_dso.so
+	$(CC) -O1 -g $(WARN) -o $@ $< -L$(BUILD)/tests/programs -l:lib_hook_dso.so
+
 $(BUILD)/tests/programs/%_gcc: tests/programs/sanitized/%.c
 	@mkdir -p $(@D)
 	gcc -O1 -g $(WARN) -fsanitize=address -pthread -o $@ $<

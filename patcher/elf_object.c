@@ -44,6 +44,10 @@ static void read_build_id(struct elf_object *o, Elf *elf)
 
 			for (size_t i = 0; i < len; i++)
 				snprintf(o->build_id + 2 * i, 3, "%02x", id[i]);
+			memcpy(o->build_id_bytes, id, len);
+			o->build_id_len = len;
+			if (sh.sh_flags & SHF_ALLOC)
+				o->build_id_vaddr = sh.sh_addr + desc_off;
 			return;
 		}
 	}
@@ -168,6 +172,32 @@ bool elf_object_load(struct elf_object *o, int fd)
 		read_symbols(o, elf, scn, false);
 	elf_end(elf);
 	return true;
+}
+
+bool elf_object_find_dynsym(int fd, const char *name, uint64_t *vaddr, uint64_t *size)
+{
+	struct elf_object none;
+	Elf *elf = begin_elf(&none, fd);
+	Elf_Scn *scn = elf ? find_section(elf, SHT_DYNSYM) : NULL;
+	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+	GElf_Shdr sh;
+	bool found = false;
+
+	if (data && gelf_getshdr(scn, &sh) && sh.sh_entsize) {
+		for (size_t i = 0; !found && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *at;
+
+			if (gelf_getsym(data, (int)i, &sym) && sym.st_shndx != SHN_UNDEF
+			    && (at = elf_strptr(elf, sh.sh_link, sym.st_name)) && strcmp(at, name) == 0) {
+				*vaddr = sym.st_value;
+				*size = sym.st_size;
+				found = true;
+			}
+		}
+	}
+	elf_end(elf);
+	return found;
 }
 
 bool elf_object_load_exported(struct elf_object *o, int fd)

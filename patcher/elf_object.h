@@ -26,6 +26,9 @@ struct elf_object {
 	size_t nsymbols;
 	char *names;                /* string pool */
 	char build_id[41];          /* hex, "" if none (first 20 bytes) */
+	uint8_t build_id_bytes[20]; /* the same bytes, and where they lie when the object */
+	uint64_t build_id_vaddr;    /* is mapped (ELF address; 0: not in a loaded section) */
+	size_t build_id_len;
 };
 
 /* Reads the object open on fd; false (and an empty object) when it is not ELF. */
@@ -43,6 +46,10 @@ bool elf_object_file_offset(const struct elf_object *o, uint64_t vaddr, uint64_t
 /* The file offset of len bytes at ELF address vaddr that lie in one loadable
  * segment the program cannot write (its memory holds the file's bytes there). */
 bool elf_object_readonly_offset(const struct elf_object *o, uint64_t vaddr, uint64_t len, uint64_t *file_offset);
+
+/* The ELF address and size of the dynamic symbol `name` (of any type) of the object
+ * open on fd; false if it has none. */
+bool elf_object_find_dynsym(int fd, const char *name, uint64_t *vaddr, uint64_t *size);
 
 /* The symbol containing vaddr, else the nearest one below it; NULL if none. */
 const struct elf_symbol *elf_object_symbol(const struct elf_object *o, uint64_t vaddr);

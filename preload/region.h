@@ -83,6 +83,25 @@
 #define REGION_SLOT_SIGRETURN 0
 #define REGION_SLOT_SIGRETURN_AT (8 * REGION_SLOT_SIGRETURN)
 
+/* The slot's words of the libraries' hook (tracer/lib_hook.h), at the end of the
+ * counters (struct region_slot's pad_end): DONE (what the hook did, or INERT), the
+ * calls counted before it ran (early), and the calls it made (instrument). And where
+ * the site counters begin, which the hook sums. */
+/* DONE: 0 until the hook ran; then bit REGION_HOOK_DONE_BIT, with bit k for library
+ * k written whole and bit REGION_HOOK_PART_SHIFT + k for one written in part; or
+ * REGION_HOOK_INERT_BIT, set by the tracer in every slot it gives a thread but an
+ * image's first: the hook is not its to run. */
+#define REGION_HOOK_DONE_BIT 63
+#define REGION_HOOK_INERT_BIT 62
+#define REGION_HOOK_PART_SHIFT 32
+#define REGION_HOOK_DONE 0        /* indexes in pad_end, and their %gs offsets */
+#define REGION_HOOK_EARLY 1
+#define REGION_HOOK_CALLS 2
+#define REGION_SLOT_HOOK_DONE_AT 49088
+#define REGION_SLOT_HOOK_EARLY_AT (REGION_SLOT_HOOK_DONE_AT + 8 * REGION_HOOK_EARLY)
+#define REGION_SLOT_HOOK_CALLS_AT (REGION_SLOT_HOOK_DONE_AT + 8 * REGION_HOOK_CALLS)
+#define REGION_SLOT_SITE_CALLS_AT 4160
+
 /* CONTROL_LOG_FLUSH: made by the gate's log routine (tracer/gate_code.S) when the
  * thread's log buffer is full; the tracer moves it to the log file. */
 #define CONTROL_LOG_FLUSH 3
@@ -112,7 +131,8 @@ struct region_slot {
 	uint64_t site_calls[REGION_SLOT_SITES];
 	uint64_t nr_errors[REGION_NRS];
 	uint64_t site_errors[REGION_SLOT_SITES];
-	uint64_t pad_end[8];        /* the log buffer on a page boundary */
+	uint64_t pad_end[8];        /* the log buffer on a page boundary; [0..2]: the
+	                               libraries' hook (REGION_SLOT_HOOK_*) */
 };
 
 #define REGION_SLOT_SIZE sizeof(struct region_slot)
@@ -152,6 +172,8 @@ struct region_time {
 };
 
 _Static_assert(sizeof(struct region_slot) == REGION_LOG_AT, "the log follows the counters");
+_Static_assert(offsetof(struct region_slot, pad_end) == REGION_SLOT_HOOK_DONE_AT, "the hook's words");
+_Static_assert(offsetof(struct region_slot, site_calls) == REGION_SLOT_SITE_CALLS_AT, "the site counters");
 _Static_assert(offsetof(struct region_time, site_ticks) == REGION_TIME_SITE_TICKS - REGION_TIME_AT, "time layout");
 _Static_assert(sizeof(struct region_time) % 4096 == 0, "the time counters are whole pages");
 _Static_assert(sizeof(struct region_log_entry) == 32, "log entries are 32 bytes");

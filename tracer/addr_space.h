@@ -55,6 +55,9 @@ struct patch {
 	                              was last known (site_reuse.h) */
 	bool ran_by_sharer;        /* a process sharing the memory (a vfork child) ran it
 	                              (known_sites.c) */
+	uint8_t hooked;            /* written by the image's libraries' hook (lib_hook.h),
+	                              for its library hooked - 1, once the hook says so;
+	                              0: not the hook's */
 };
 
 /* Written or stale: a stub with a counter exists (in-process calls were counted). */
@@ -109,6 +112,9 @@ struct addr_space {
 	bool given_up;             /* the in-process path was withdrawn here (the region
 	                              full, %gs taken): nothing is patched again */
 	bool walked_known;         /* the known sites of every object mapped were planned */
+	bool hook_pending;         /* the libraries' hook was written at exec and has not
+	                              been settled (lib_hook.h); its thread's slot: */
+	int hook_slot;
 	uint64_t loader_start, loader_end; /* the program interpreter's code (ld.so) */
 	uint64_t library_site;     /* the library's own syscall instruction */
 	struct addr_space *forked_from; /* the memory it is a fork's copy of, or NULL: kept

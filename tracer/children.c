@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lib_hook.h"
 #include "library.h"
 #include "placement.h"
 #include "procfs.h"
@@ -141,7 +142,9 @@ struct thread *children_on_unknown_stop(pid_t tid)
 		creator = thread_find((pid_t)tgid);
 		img = creator ? creator->img : NULL;
 	} else {
-		creator = thread_find((pid_t)ppid);
+		/* (its memory is a copy of its creator's as it is now: the hook's state too) */
+		if ((creator = thread_find((pid_t)ppid)))
+			lib_hook_settle(creator, false);
 		img = new_process(tid, (pid_t)ppid, creator);
 	}
 	if (img)

@@ -19,6 +19,7 @@
 #include "gate.h"
 #include "gate_code.h"
 #include "known_sites.h"
+#include "lib_hook.h"
 #include "library.h"
 #include "objects.h"
 #include "proc_maps.h"
@@ -35,7 +36,7 @@
 
 /* The set-up code and its data, as written at the loader's entry (exec_blob.h). */
 struct blob {
-	uint8_t bytes[8192];
+	uint8_t bytes[16384];
 	size_t len;
 	struct exec_blob_write writes[96];
 	size_t nwrites;
@@ -61,18 +62,23 @@ static uint32_t blob_append(struct blob *b, const void *bytes, size_t len)
 	return at;
 }
 
-/* known_sites_build_for's put: a run of bytes for the image to write itself (a
- * blob that is full is not written at all: start_setup undoes the build). */
-static bool blob_write(void *ctx, const struct byte_run *r)
+/* len bytes for the image to write at addr itself (a blob that is full is not
+ * written at all: start_setup undoes the build). */
+static bool blob_put(struct blob *b, uint64_t addr, const uint8_t *bytes, size_t len)
 {
-	struct blob *b = ctx;
-	uint32_t at = blob_append(b, r->bytes, r->len);
+	uint32_t at = blob_append(b, bytes, len);
 
 	if (b->nwrites == sizeof(b->writes) / sizeof(b->writes[0]))
 		b->full = true;
 	if (!b->full)
-		b->writes[b->nwrites++] = (struct exec_blob_write){ r->addr, (uint32_t)r->len, at };
+		b->writes[b->nwrites++] = (struct exec_blob_write){ addr, (uint32_t)len, at };
 	return !b->full;
+}
+
+/* known_sites_build_for's put: a run of bytes. */
+static bool blob_write(void *ctx, const struct byte_run *r)
+{
+	return blob_put(ctx, r->addr, r->bytes, r->len);
 }
 
 static void blob_u64(struct blob *b, size_t off, uint64_t v)
@@ -166,20 +172,20 @@ static bool untouched(const struct addr_space *as, uint64_t from, uint64_t to)
  * pages that no patch touches (the set-up drops them when it is done, and ends
  * without a stop: *drop), else its last bytes or the first place below them that no
  * patch touches (the set-up writes the patches while it runs; its bytes are put back
- * at its last stop). */
-static uint64_t blob_place(const struct addr_space *as, size_t len, bool *drop)
+ * at its last stop); nor the libraries' hook's jump at keep (0: none). */
+static uint64_t blob_place(const struct addr_space *as, size_t len, uint64_t keep, bool *drop)
 {
 	uint64_t pages = (len + PAGE - 1) & ~(PAGE - 1);
 
 	*drop = true;
 	for (uint64_t at = (as->loader_end - pages) & ~(PAGE - 1); at >= as->loader_start && at < as->loader_end;
 	     at -= PAGE)
-		if (untouched(as, at, at + pages))
+		if (untouched(as, at, at + pages) && (keep + 8 <= at || keep >= at + pages))
 			return at;
 	*drop = false;
 	for (uint64_t at = (as->loader_end - len) & ~(uint64_t)15; at >= as->loader_start && at < as->loader_end;
 	     at = (at - len) & ~(uint64_t)15)
-		if (untouched(as, at, at + len))
+		if (untouched(as, at, at + len) && (keep + 8 <= at || keep >= at + len))
 			return at;
 	return 0;
 }
@@ -192,32 +198,6 @@ static bool is_address(uint64_t v)
 	return v && v < (uint64_t)-4095;
 }
 
-/* What the set-up code left at its last stop (r12: the region; r15: how far it got):
- * the region's base, or 0 with the gate unmapped again (the program's memory as it
- * would be without systrace). Writes the code did not make the tracer makes; what
- * the set-up could not map is undone. */
-static uint64_t take_results(struct borrowed *b, const struct user_regs_struct *at_end, const struct blob *blob,
-			     int counters, size_t areas)
-{
-	struct addr_space *as = b->t->img->as;
-	uint64_t ret;
-
-	if (at_end->r15 == EXEC_BLOB_NO_WRITE)
-		for (size_t i = 0; i < blob->nwrites; i++)
-			as_write(as, b->t->tid, blob->writes[i].addr,
-				 blob_data((struct blob *)blob) + blob->writes[i].offset, blob->writes[i].len);
-	if (at_end->r15 == EXEC_BLOB_DONE || at_end->r15 == EXEC_BLOB_NO_WRITE)
-		return at_end->r12;
-	undo_build(as, counters, areas);
-	if (at_end->r15 == EXEC_BLOB_NO_AREA && is_address(at_end->r12))
-		return at_end->r12;
-	if (at_end->r15 == EXEC_BLOB_NO_REGION) {
-		borrow_call_instead(b, SYS_munmap, (uint64_t[6]){ SYSTRACE_GATE_ADDR, REGION_GATE_SIZE }, &ret);
-		borrow_end(b);
-	}
-	return 0;
-}
-
 /* An image's set-up while it runs: from its exec event to the set-up's last stop,
  * the thread served by the event loop like any other meanwhile. */
 struct exec_setup {
@@ -227,9 +207,67 @@ struct exec_setup {
 	size_t areas;
 	bool asked;                    /* it asked the tracer for the region (a stop) */
 	bool drop;                     /* it ends without a stop (gate_exec_tail) */
+	size_t hook_writes;            /* the libraries' hook's writes, the blob's last
+	                                  (lib_hook.h); 0: none */
+	uint64_t hook_entry;           /* where its jump goes */
 	struct blob blob;              /* as written: for writes it could not make */
 	uint8_t original[sizeof(((struct blob *)0)->bytes)];
 };
+
+/* What the set-up code left at its last stop (r12: the region; r15: how far it got):
+ * the region's base, or 0 with the gate unmapped again (the program's memory as it
+ * would be without systrace). Writes the code did not make the tracer makes; what
+ * the set-up could not map is undone. */
+static uint64_t take_results(struct borrowed *b, const struct user_regs_struct *at_end, struct exec_setup *e)
+{
+	struct addr_space *as = b->t->img->as;
+	struct blob *blob = &e->blob;
+	uint64_t ret;
+
+	/* (not the hook's: it could not open /proc/self/mem either) */
+	if (at_end->r15 == EXEC_BLOB_NO_WRITE) {
+		lib_hook_forget(as);
+		for (size_t i = 0; i < blob->nwrites - e->hook_writes; i++)
+			as_write(as, b->t->tid, blob->writes[i].addr, blob_data(blob) + blob->writes[i].offset,
+				 blob->writes[i].len);
+	}
+	if (at_end->r15 == EXEC_BLOB_DONE || at_end->r15 == EXEC_BLOB_NO_WRITE)
+		return at_end->r12;
+	lib_hook_forget(as);
+	undo_build(as, e->counters, e->areas);
+	if (at_end->r15 == EXEC_BLOB_NO_AREA && is_address(at_end->r12))
+		return at_end->r12;
+	if (at_end->r15 == EXEC_BLOB_NO_REGION) {
+		borrow_call_instead(b, SYS_munmap, (uint64_t[6]){ SYSTRACE_GATE_ADDR, REGION_GATE_SIZE }, &ret);
+		borrow_end(b);
+	}
+	return 0;
+}
+
+
+/* The libraries' hook, when their layout is known (lib_hook.h): its code and payload
+ * into stub memory, and its jump, written last by the set-up. If they do not fit,
+ * the blob is as it was without them. */
+static void add_hook(struct thread *t, struct exec_setup *e, const struct exec_code *code)
+{
+	struct blob *b = &e->blob;
+	size_t len = b->len, nwrites = b->nwrites;
+	struct lib_hook_writes w;
+
+	e->hook_writes = 0;
+	if (!lib_hook_build(t, code, &w))
+		return;
+	if (blob_put(b, w.at, w.code_and_data, w.len) && blob_put(b, w.entry, w.jump, sizeof(w.jump))) {
+		e->hook_writes = 2;
+		e->hook_entry = w.entry;
+	} else {
+		lib_hook_forget(t->img->as);
+		b->len = len;
+		b->nwrites = nwrites;
+		b->full = false;
+	}
+	free(w.code_and_data);
+}
 
 /* The code for t's memory, and where it goes: with the known sites' bytes if they
  * fit, else without (those sites are written at the first call outside the loader,
@@ -243,10 +281,15 @@ static bool build(struct thread *t, struct exec_setup *e, const struct exec_code
 		if (library_enabled())
 			choose_areas(t, as, code->loader_base, code->exe_start);
 		blob_begin(&e->blob, as);
-		if (with_writes && library_enabled())
+		e->hook_writes = 0;
+		e->hook_entry = 0;
+		if (with_writes && library_enabled()) {
 			known_sites_build_for(t, as, blob_write, &e->blob);
-		if (blob_end(&e->blob) && (e->at = blob_place(as, e->blob.len, &e->drop)))
+			add_hook(t, e, code);
+		}
+		if (blob_end(&e->blob) && (e->at = blob_place(as, e->blob.len, e->hook_entry, &e->drop)))
 			return true;
+		lib_hook_forget(as);
 		undo_build(as, e->counters, e->areas);
 	}
 	return false;
@@ -283,6 +326,8 @@ static void start_setup(struct thread *t, const struct user_regs_struct *regs_at
 		return;
 	}
 	site_reuse_slot_taken(t);
+	/* the image's first thread: the libraries' hook is its to run */
+	memset(region_slot(t->slot)->pad_end, 0, sizeof(region_slot(t->slot)->pad_end));
 	if (!(e = malloc(sizeof(*e))))
 		abort();
 	/* set up even with nothing known of the loader (a run's first image), and
@@ -313,6 +358,7 @@ static void start_setup(struct thread *t, const struct user_regs_struct *regs_at
 	t->setup = e;
 	return;
 undo:
+	lib_hook_forget(as);
 	undo_build(as, e->counters, e->areas);
 	site_reuse_slot_left(t, false);
 	region_slot_release(t->slot, 0);
@@ -376,7 +422,7 @@ bool early_on_seccomp(struct thread *t, long nr)
 	/* its calls: the gate's mapping, those through the gate, the one that asked */
 	t->img->rec.instrument += 1 + regs.r13 + e->asked;
 	borrow_begin(&b, t);
-	if (!(region = take_results(&b, &regs, &e->blob, e->counters, e->areas)) && library_enabled())
+	if (!(region = take_results(&b, &regs, e)) && library_enabled())
 		t->img->rec.library = regs.r15 == EXEC_BLOB_NO_GATE ? LIBRARY_IS_GATE_TAKEN : LIBRARY_IS_REGION_UNREACHABLE;
 	finish(t, region);
 	return true;
@@ -409,6 +455,7 @@ bool early_on_fault(struct thread *t, int sig)
 	if (!t->setup || ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0 || si.si_code <= 0
 	    || (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE && sig != SIGTRAP))
 		return false;
+	lib_hook_forget(t->img->as);
 	undo_build(t->img->as, t->setup->counters, t->setup->areas);
 	finish(t, 0);
 	return true;

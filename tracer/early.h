@@ -10,7 +10,7 @@
  * a stop where the tracer puts the loader's bytes back and points %gs at the slot
  * (and one stop more when it must ask the tracer for the region). At the image's
  * first call outside the loader its path is up
- * (library_up_without_ready); what was counted until then is early. A static
+ * (library_up); what was counted until then is early. A static
  * program (no loader) stays on the slow path. */
 #ifndef SYSTRACE_EARLY_H
 #define SYSTRACE_EARLY_H

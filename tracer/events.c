@@ -21,6 +21,7 @@
 #include "gate.h"
 #include "held_statuses.h"
 #include "known_sites.h"
+#include "lib_hook.h"
 #include "libc_calls.h"
 #include "library.h"
 #include "nested_ptrace.h"
@@ -737,6 +738,7 @@ static void on_death(struct thread *t, int status)
 
 	if (img) {
 		early_on_stop(t);
+		lib_hook_settle(t, true);
 		results_on_stop(t, PTRACE_EVENT_EXIT); /* a result the pad left since its last stop */
 		if (!t->exit_event_seen && --img->live_threads == 0 && !img->rec.times_known)
 			img->rec.end_ns = monotonic_ns();
@@ -794,6 +796,7 @@ static void dispatch(pid_t tid, int status)
 		return;
 	}
 	early_on_stop(t);
+	lib_hook_settle(t, false);
 	sigreturn_on_stop(t);
 	t->in_vfork = false;
 	if (event != PTRACE_EVENT_SECCOMP)

@@ -167,12 +167,21 @@ static void not_written(struct addr_space *as, struct patch *p, enum lost lost, 
 	as->npatched--;
 }
 
-/* Builds every site planned but not patched in t's memory, which t has to itself
- * (nothing else runs the bytes being written), but one whose bytes hold avoid, and
- * gives the bytes to sink: every stub first, then the jumps to those that were
- * written. A site that cannot be, or whose bytes did not go, waits for its trap. The
- * patches built and given are marked written. */
-static void build_planned(struct thread *t, struct addr_space *as, uint64_t avoid, const struct sink *sink)
+/* Which planned patches a batch takes: all, or those of one object expected where
+ * it is not mapped yet (lib_hook.h), whose bytes are not read (its build-id is
+ * checked by the image before they are written). */
+struct batch_of {
+	const struct object *only;
+	bool predicted;
+};
+
+/* Builds every site planned but not patched in t's memory (of `of`), which t has to
+ * itself (nothing else runs the bytes being written), but one whose bytes hold
+ * avoid, and gives the bytes to sink: every stub first, then the jumps to those that
+ * were written. A site that cannot be, or whose bytes did not go, waits for its
+ * trap. The patches built and given are marked written. */
+static void build_planned(struct thread *t, struct addr_space *as, uint64_t avoid, const struct sink *sink,
+			  struct batch_of of)
 {
 	uint64_t began = monotonic_ns(), cost;
 	struct patch **list = calloc(as->sites.n + 1, sizeof(*list));
@@ -187,10 +196,11 @@ static void build_planned(struct thread *t, struct addr_space *as, uint64_t avoi
 	if (!list || !now || !jumps_of || !lost)
 		abort();
 	for (size_t i = 0; i < as->sites.n; i++)
-		if (as->patches[i].state == PATCH_PLANNED)
+		if (as->patches[i].state == PATCH_PLANNED && (!of.only || as->patches[i].object == of.only))
 			list[n++] = &as->patches[i];
 	qsort(list, n, sizeof(*list), by_start);
-	n = keep_unchanged(t->tid, list, n, now);
+	if (!of.predicted)
+		n = keep_unchanged(t->tid, list, n, now);
 	stubs.first = jumps.first = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct patch *p = list[i];
@@ -200,7 +210,8 @@ static void build_planned(struct thread *t, struct addr_space *as, uint64_t avoi
 
 		/* sorted: a site of the batch can only overlap the one before it */
 		if (!at || p->plan.start < last_end || (avoid > p->plan.start && avoid < p->plan.end)
-		    || (had_patches && as_site_overlapping_in(as, t->tid, p->plan.start, p->plan.end))
+		    || (had_patches && of.predicted && as_site_overlapping(as, p->plan.start, p->plan.end))
+		    || (had_patches && !of.predicted && as_site_overlapping_in(as, t->tid, p->plan.start, p->plan.end))
 		    || !patch_build(as, p, at, stub, &len, jumps_of[done])) {
 			patch_decide(p, NULL); /* it waits for its trap */
 			continue;
@@ -237,13 +248,23 @@ void known_sites_write_planned(struct thread *t, struct addr_space *as, uint64_t
 {
 	struct into_memory m = { as, t->tid };
 
-	build_planned(t, as, avoid, &(struct sink){ put_in_memory, &m });
+	build_planned(t, as, avoid, &(struct sink){ put_in_memory, &m }, (struct batch_of){ 0 });
 }
 
 void known_sites_build_for(struct thread *t, struct addr_space *as, bool (*put)(void *, const struct byte_run *),
 			   void *ctx)
 {
-	build_planned(t, as, 0, &(struct sink){ put, ctx });
+	build_planned(t, as, 0, &(struct sink){ put, ctx }, (struct batch_of){ 0 });
+}
+
+void known_sites_build_predicted(struct thread *t, struct addr_space *as, const struct layout_entry *where,
+				 uint64_t anchor, bool (*put)(void *, const struct byte_run *), void *ctx)
+{
+	struct known_into into = { as, t->img, false };
+
+	objects_for_each_known_predicted(where->o, anchor + (uint64_t)where->start, anchor + (uint64_t)where->end,
+					 where->file_offset, &(struct known_visit){ wants, add_known, &into, NULL });
+	build_planned(t, as, 0, &(struct sink){ put, ctx }, (struct batch_of){ where->o, true });
 }
 
 size_t known_sites_plan_at(struct thread *t, uint64_t addr)
@@ -253,21 +274,79 @@ size_t known_sites_plan_at(struct thread *t, uint64_t addr)
 
 	if (prepatch)
 		site_plan_ahead(t->tid);
-	objects_for_each_known_at(t->tid, addr, &(struct known_visit){ wants, add_known, &into });
+	objects_for_each_known_at(t->tid, addr, &(struct known_visit){ wants, add_known, &into, NULL });
 	return into.as->sites.n - before;
+}
+
+/* The libraries' layout seen at an image's first call outside its loader, for the
+ * next images of its executable (lib_hook.h): every file mapped executable but the
+ * loader and the executable, with a build-id the image can check, relative to the
+ * loader's code. */
+struct layout_seen {
+	const struct addr_space *as;
+	const struct object *exe, *loader;
+	struct layout_entry e[LAYOUT_MAX];
+	size_t n;
+	bool overflow;
+};
+
+static void note_mapped(void *arg, struct object *o, uint64_t start, uint64_t end, uint64_t file_offset)
+{
+	struct layout_seen *l = arg;
+	const uint8_t *id;
+	uint64_t vaddr;
+	size_t len;
+
+	if (start == l->as->loader_start) {
+		l->loader = o;
+		return;
+	}
+	if (!o || o == l->exe || !objects_build_id(o, &vaddr, &id, &len))
+		return;
+	if (l->n == LAYOUT_MAX) {
+		l->overflow = true;
+		return;
+	}
+	l->e[l->n++] = (struct layout_entry){ o, (int64_t)(start - l->as->loader_start),
+					      (int64_t)(end - l->as->loader_start), file_offset };
+}
+
+/* objects_mapped_fn for known_sites_write_all: the layout, then known_into's wants */
+struct write_all {
+	struct known_into into;
+	struct layout_seen layout;
+};
+
+static bool wants_all(void *arg, const struct object *o, uint32_t index)
+{
+	return wants(&((struct write_all *)arg)->into, o, index);
+}
+
+static void add_known_all(void *arg, const struct site_record *named, const struct patch_plan *plan,
+			  const struct object *o, uint32_t index)
+{
+	add_known(&((struct write_all *)arg)->into, named, plan, o, index);
+}
+
+static void mapped_all(void *arg, struct object *o, uint64_t start, uint64_t end, uint64_t file_offset)
+{
+	note_mapped(&((struct write_all *)arg)->layout, o, start, end, file_offset);
 }
 
 void known_sites_write_all(struct thread *t, struct addr_space *as, uint64_t site)
 {
-	struct known_into into = { as, t->img, prepatch };
+	struct write_all all = { { as, t->img, prepatch }, { .as = as } };
 
 	if (!thread_alone_in_memory(t))
 		return;
 	if (!t->img->exe_object && t->img->rec.started_by_exec)
 		t->img->exe_object = objects_exe_of(t->tid);
+	all.layout.exe = t->img->exe_object;
 	if (prepatch)
 		site_plan_ahead(t->tid);
-	objects_for_each_known(t->tid, &(struct known_visit){ wants, add_known, &into });
+	objects_for_each_known(t->tid, &(struct known_visit){ wants_all, add_known_all, &all, mapped_all });
+	if (all.layout.exe && all.layout.loader && t->img->rec.started_by_exec && !all.layout.overflow)
+		objects_set_layout((struct object *)all.layout.exe, all.layout.loader, all.layout.e, all.layout.n);
 	known_sites_write_planned(t, as, site + 2);
 }
 
@@ -278,7 +357,7 @@ void known_sites_write_object(struct thread *t, struct addr_space *as, uint64_t 
 
 	if (!thread_alone_in_memory(t))
 		return;
-	objects_for_each_known_at(t->tid, site, &(struct known_visit){ wants, add_known, &into });
+	objects_for_each_known_at(t->tid, site, &(struct known_visit){ wants, add_known, &into, NULL });
 	if (as->sites.n > before)
 		known_sites_write_planned(t, as, site + 2);
 }

@@ -29,9 +29,16 @@ void known_sites_write_planned(struct thread *t, struct addr_space *as, uint64_t
  * held are not written); the others are marked written as if they were. */
 void known_sites_build_for(struct thread *t, struct addr_space *as, bool (*put)(void *, const struct byte_run *),
 			   void *ctx);
+/* The same for the known sites of where->o, expected where the image's loader will
+ * map it (where's addresses from anchor: the loader's code; lib_hook.h), not
+ * mapped yet: its bytes are not read. Only that object's patches are built. */
+struct layout_entry;
+void known_sites_build_predicted(struct thread *t, struct addr_space *as, const struct layout_entry *where,
+				 uint64_t anchor, bool (*put)(void *, const struct byte_run *), void *ctx);
 /* At t's trap at site (t stands right after its syscall), if t is alone in its
  * memory: the known sites of every object mapped (all), or of the one object site
- * lies in, planned and written. */
+ * lies in, planned and written; with all, the libraries' layout is kept for the
+ * executable's next images (lib_hook.h). */
 void known_sites_write_all(struct thread *t, struct addr_space *as, uint64_t site);
 void known_sites_write_object(struct thread *t, struct addr_space *as, uint64_t site);
 /* As img is complete: which of its known sites ran, for the sites written at the

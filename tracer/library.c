@@ -78,17 +78,25 @@ static bool give_slot(struct thread *t)
 			return false;
 		site_reuse_slot_taken(t);
 	}
+	/* not the thread an image began with: the libraries' hook is not its to run */
+	region_slot(t->slot)->pad_end[REGION_HOOK_DONE] = 1ull << REGION_HOOK_INERT_BIT;
 	return ptrace(PTRACE_POKEUSER, t->tid, offsetof(struct user_regs_struct, gs_base),
 		      t->img->as->region_base + region_slot_offset(t->slot)) == 0;
 }
 
-bool library_up_without_ready(struct thread *t)
+bool library_up(struct thread *t, int64_t early_calls)
 {
 	struct image *img = t->img;
 
-	if (img->ready || !img->as->mapped_at_exec || img->as->given_up || t->slot < 0 || !thread_alone_in_memory(t))
+	/* (the hook ran before any other thread could be made: those count late) */
+	if (img->ready || !img->as->mapped_at_exec || img->as->given_up || t->slot < 0
+	    || (early_calls < 0 && !thread_alone_in_memory(t)))
 		return false;
-	take_counts(t, true); /* what the stubs written at exec counted was early */
+	/* what the stubs written at exec counted was early */
+	img->late = early_calls >= 0;
+	take_counts(t, true);
+	if (early_calls >= 0)
+		img->rec.early += (uint64_t)early_calls;
 	img->rec.library = LIBRARY_IS_READY;
 	img->ready = img->late = true;
 	return true;
@@ -149,7 +157,7 @@ static void take_counts(struct thread *t, bool again)
 		const struct site_record *from = &as->sites.sites[i];
 
 		/* (an error with no call: the call was counted before the in-process
-		 * path came up and emptied the slot, library_up_without_ready, its error
+		 * path came up and emptied the slot, library_up, its error
 		 * after) */
 		if (!patch_has_counter(p) || !(slot->site_calls[p->counter] || (errors && slot->site_errors[p->counter])))
 			continue;

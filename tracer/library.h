@@ -23,10 +23,13 @@ bool library_enabled(void);
 bool library_is_control(long nr, const uint64_t *args);
 /* Answers it; the call itself never reaches the kernel. */
 void library_on_control(struct thread *t, uint64_t site, const uint64_t *args);
-/* In an image set up at exec, at its first call outside the loader (the libraries
- * are loaded, none has run): its in-process path is up. False if it cannot be (not
- * set up at exec, threads, %gs taken). */
-bool library_up_without_ready(struct thread *t);
+/* In an image set up at exec, once its libraries are loaded and before any has run
+ * (at its first call outside the loader, early_calls < 0; or settling the hook that
+ * wrote their known sites, lib_hook.h): its in-process path is up. The calls its
+ * slot counted so far were early: all of them, or early_calls of them (the hook's
+ * sum when it ran), the rest late. False if it cannot be (not set up at exec,
+ * threads at the first call, %gs taken). */
+bool library_up(struct thread *t, int64_t early_calls);
 /* A new image's library state and address space: an exec'd image starts without
  * either; a child inherits its creator's (a fork child a copy of the patches, a
  * child sharing the memory the same ones). */

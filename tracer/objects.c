@@ -43,6 +43,13 @@ struct object {
 	size_t image_size;
 	struct learned { uint64_t vaddr; struct libc_entry *entries; unsigned n; } *learned;
 	size_t nlearned, cap_learned;
+	/* as an executable: its libraries' layout (lib_hook.h), and whose loader ran it */
+	struct layout_entry *layout;
+	size_t nlayout;
+	const struct object *layout_loader;
+	/* as a loader: where the libraries' hook goes, looked up once */
+	enum { HOOK_NOT_YET, HOOK_FOUND, HOOK_NONE } hook_lookup;
+	uint64_t hook_vaddr;
 	struct object *next;
 };
 
@@ -377,11 +384,9 @@ const char *objects_refusal(const struct code_object *code, uint64_t addr)
 	return NULL;
 }
 
-/* The known sites of the object mapped at e that lie in e. */
-static void known_in(pid_t tid, const struct map_entry *e, const struct known_visit *v)
+/* The known sites of object o, mapped at e, that lie in e. */
+static void known_in_object(struct object *o, const struct map_entry *e, const struct known_visit *v)
 {
-	struct object *o = object_of(tid, e);
-
 	for (size_t i = 0; o && i < o->nknown; i++) {
 		struct patch_plan plan = o->known[i];
 		uint64_t off, bias;
@@ -402,17 +407,91 @@ static void known_in(pid_t tid, const struct map_entry *e, const struct known_vi
 	}
 }
 
+/* The known sites of the object mapped at e that lie in e. */
+static void known_in(pid_t tid, const struct map_entry *e, const struct known_visit *v)
+{
+	known_in_object(object_of(tid, e), e, v);
+}
+
 bool objects_for_each_known(pid_t tid, const struct known_visit *v)
 {
 	const struct map_entry *e;
 
 	if (!objects_begin(tid))
 		return false;
-	for (uint64_t at = 0; (e = proc_maps_next(&maps, at)); at = e->end)
-		if (e->path[0] == '/')
-			known_in(tid, e, v);
+	for (uint64_t at = 0; (e = proc_maps_next(&maps, at)); at = e->end) {
+		if (e->path[0] != '/')
+			continue;
+		if (v->mapped)
+			v->mapped(v->arg, object_of(tid, e), e->start, e->end, e->file_offset);
+		known_in(tid, e, v);
+	}
 	objects_end();
 	return true;
+}
+
+void objects_for_each_known_predicted(struct object *o, uint64_t start, uint64_t end, uint64_t file_offset,
+				      const struct known_visit *v)
+{
+	struct map_entry e = { .start = start, .end = end, .file_offset = file_offset };
+
+	snprintf(e.path, sizeof(e.path), "%s", o->path);
+	known_in_object(o, &e, v);
+}
+
+void objects_set_layout(struct object *exe, const struct object *loader, const struct layout_entry *e, size_t n)
+{
+	free(exe->layout);
+	exe->layout = NULL;
+	exe->nlayout = 0;
+	exe->layout_loader = loader;
+	if (!n)
+		return;
+	if (!(exe->layout = malloc(n * sizeof(*e))))
+		abort();
+	memcpy(exe->layout, e, n * sizeof(*e));
+	exe->nlayout = n;
+}
+
+const struct layout_entry *objects_layout(const struct object *exe, const struct object *loader, size_t *n)
+{
+	if (!exe || !loader || exe->layout_loader != loader || !exe->nlayout)
+		return NULL;
+	*n = exe->nlayout;
+	return exe->layout;
+}
+
+bool objects_loader_hook(struct object *loader, uint64_t *vaddr)
+{
+	if (loader->hook_lookup == HOOK_NOT_YET) {
+		int fd = fd_open(loader->path, O_RDONLY | O_CLOEXEC);
+		uint64_t size;
+		struct stat st;
+
+		/* (the file at the path must still be the one mapped) */
+		loader->hook_lookup = fd >= 0 && fstat(fd, &st) == 0 && same_file(loader, &st)
+					      && elf_object_find_dynsym(fd, "_dl_allocate_tls_init", &loader->hook_vaddr,
+									&size)
+				      ? HOOK_FOUND
+				      : HOOK_NONE;
+		if (fd >= 0)
+			close(fd);
+	}
+	*vaddr = loader->hook_vaddr;
+	return loader->hook_lookup == HOOK_FOUND;
+}
+
+bool objects_build_id(const struct object *o, uint64_t *vaddr, const uint8_t **bytes, size_t *len)
+{
+	*vaddr = o->elf.build_id_vaddr;
+	*bytes = o->elf.build_id_bytes;
+	*len = o->elf.build_id_len;
+	return *vaddr && *len;
+}
+
+bool objects_vaddr_of_offset(const struct object *o, uint64_t file_offset, uint64_t *vaddr)
+{
+	return elf_object_vaddr(&o->elf, file_offset, vaddr);
 }
 
 bool objects_at_exec(pid_t tid, uint64_t rip, const char *exe_path, struct exec_code *c)
@@ -427,6 +506,7 @@ bool objects_at_exec(pid_t tid, uint64_t rip, const char *exe_path, struct exec_
 		c->loader_start = e->start;
 		c->loader_end = e->end;
 		c->loader_base = e->start - e->file_offset;
+		c->loader = object_of(tid, e);
 		if ((e = proc_maps_next(&maps, 0)) && e->start != c->loader_start && e->path[0] == '/') {
 			c->exe_start = e->start;
 			c->exe = object_of(tid, e);
@@ -606,6 +686,7 @@ void objects_free_all(void)
 			for (size_t i = 0; i < o->nlearned; i++)
 				free(o->learned[i].entries);
 			free(o->learned);
+			free(o->layout);
 			free(o->path);
 			free(o);
 		}

@@ -58,19 +58,27 @@ const char *objects_refusal(const struct code_object *code, uint64_t addr);
 typedef void objects_known_fn(void *arg, const struct site_record *named, const struct patch_plan *plan,
 			      const struct object *o, uint32_t index);
 typedef bool objects_want_fn(void *arg, const struct object *o, uint32_t index);
+/* mapped (if not NULL) is called first for every file mapped executable, with its
+ * object (NULL: unreadable) and where (objects_for_each_known only). */
+typedef void objects_mapped_fn(void *arg, struct object *o, uint64_t start, uint64_t end, uint64_t file_offset);
 struct known_visit {
 	objects_want_fn *want;
 	objects_known_fn *fn;
 	void *arg;
+	objects_mapped_fn *mapped;
 };
 bool objects_for_each_known(pid_t tid, const struct known_visit *v);
+/* The same for object o, as if mapped executable at [start, end) from file_offset
+ * (where it is expected, not read from /proc: lib_hook.h). */
+void objects_for_each_known_predicted(struct object *o, uint64_t start, uint64_t end, uint64_t file_offset,
+				      const struct known_visit *v);
 /* At an exec event (rip: the image's first instruction): the loader's code, the
  * executable mapping at rip unless it is the executable itself (a static program:
  * false), and the executable's object and lowest executable address. */
 struct exec_code {
 	uint64_t loader_start, loader_end, exe_start;
 	uint64_t loader_base;  /* where its file's first byte is mapped: its lowest mapping */
-	struct object *exe;
+	struct object *exe, *loader;
 };
 bool objects_at_exec(pid_t tid, uint64_t rip, const char *exe_path, struct exec_code *c);
 /* The executable's object: the one of the lowest executable mapping; NULL if none. */
@@ -103,6 +111,25 @@ const char *objects_path(const struct object *o);
  * and the one seen most there so far (NULL: none). */
 void objects_learn_entry(struct object *o, uint64_t vaddr, const char *name);
 const char *objects_learned_entry(const struct object *o, uint64_t vaddr);
+/* Where the libraries of an executable's images lay (lib_hook.h): a mapping of o,
+ * [start, end) from file_offset, start and end relative to the loader's code. */
+#define LAYOUT_MAX 31
+struct layout_entry {
+	struct object *o;
+	int64_t start, end;
+	uint64_t file_offset;
+};
+/* Keeps the layout last seen in an image of exe run by loader (n entries). */
+void objects_set_layout(struct object *exe, const struct object *loader, const struct layout_entry *e, size_t n);
+/* That layout, if the images of exe that loader runs have one (else NULL). */
+const struct layout_entry *objects_layout(const struct object *exe, const struct object *loader, size_t *n);
+/* Where a loader takes the libraries' hook (lib_hook.h): the ELF address of its
+ * _dl_allocate_tls_init, read from its .dynsym once; false if it has none. */
+bool objects_loader_hook(struct object *loader, uint64_t *vaddr);
+/* o's build-id and the ELF address it is mapped at; false if none is mapped. */
+bool objects_build_id(const struct object *o, uint64_t *vaddr, const uint8_t **bytes, size_t *len);
+/* The ELF address mapped at file offset 0 (the bias is where that lies minus it). */
+bool objects_vaddr_of_offset(const struct object *o, uint64_t file_offset, uint64_t *vaddr);
 /* Frees every object read so far (at the end of the run). */
 void objects_free_all(void);
 

@@ -8,6 +8,7 @@
 #include "borrow.h"
 #include "call_times.h"
 #include "known_sites.h"
+#include "lib_hook.h"
 #include "library.h"
 #include "must_stop.h"
 #include "patch_build.h"
@@ -34,6 +35,7 @@ void patching_setup(enum patch_mode m, bool ahead)
 	must_stop_setup(counting_only);
 	sigreturn_arm_setup(counting_only);
 	known_sites_setup(ahead);
+	lib_hook_setup(m != PATCH_OFF && counting_only && !ahead);
 }
 
 /* Maps stub memory near p's site by borrowing t (at the seccomp stop of its call)
@@ -152,7 +154,7 @@ static void on_early_call(struct thread *t, struct addr_space *as, uint64_t site
 	if (!as->walked_known) {
 		as->walked_known = true;
 		known_sites_write_all(t, as, site);
-		library_up_without_ready(t);
+		library_up(t, -1);
 	} else {
 		known_sites_write_object(t, as, site);
 	}

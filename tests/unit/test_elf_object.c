@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "elf_object.h"
+#include "prologue.h"
 #include "suites.h"
 
 /* A function of this test binary, to be found by address in its own symbol table. */
@@ -82,6 +83,51 @@ START_TEST(nearest_symbol_when_none_contains)
 }
 END_TEST
 
+/* The build-id's bytes where the object's memory holds them (read here from the
+ * file, at the offset that address comes from), and a dynamic symbol by name. */
+START_TEST(build_id_and_dynamic_symbols)
+{
+	struct elf_object o;
+	int fd = open("/proc/self/exe", O_RDONLY), libc = open("/lib/x86_64-linux-gnu/libc.so.6", O_RDONLY);
+	uint8_t at_vaddr[20];
+	uint64_t off, vaddr, size;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert(elf_object_load(&o, fd));
+	ck_assert_uint_eq(o.build_id_len, 20);
+	ck_assert_uint_ne(o.build_id_vaddr, 0);
+	ck_assert(elf_object_file_offset(&o, o.build_id_vaddr, &off));
+	ck_assert_int_eq(pread(fd, at_vaddr, sizeof(at_vaddr), (off_t)off), (ssize_t)sizeof(at_vaddr));
+	ck_assert_mem_eq(at_vaddr, o.build_id_bytes, 20);
+	elf_object_free(&o);
+	close(fd);
+	ck_assert_int_ge(libc, 0);
+	ck_assert(elf_object_find_dynsym(libc, "getppid", &vaddr, &size));
+	ck_assert_uint_ne(vaddr, 0);
+	ck_assert_uint_gt(size, 0);
+	ck_assert(!elf_object_find_dynsym(libc, "no_such_symbol_here", &vaddr, &size));
+	close(libc);
+}
+END_TEST
+
+/* What the libraries' hook may copy of a function's start (patcher/prologue.h). */
+START_TEST(prologues_cover_whole_instructions)
+{
+	static const uint8_t pushes[] = { 0x41, 0x57, 0x41, 0x56, 0x41, 0x55, 0x41, 0x54 };
+	static const uint8_t endbr[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89, 0xe5 };
+	static const uint8_t frame[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x20 };
+	static const uint8_t ret[] = { 0xc3, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00 };
+	static const uint8_t riprel[] = { 0x53, 0x48, 0x8b, 0x05, 0x00, 0x10, 0x00, 0x00 };
+
+	ck_assert_uint_eq(prologue_cover(pushes, sizeof(pushes), 5), 6);
+	ck_assert_uint_eq(prologue_cover(endbr, sizeof(endbr), 5), 5);
+	ck_assert_uint_eq(prologue_cover(frame, sizeof(frame), 5), 8);
+	ck_assert_uint_eq(prologue_cover(ret, sizeof(ret), 5), 0);
+	ck_assert_uint_eq(prologue_cover(riprel, sizeof(riprel), 5), 0); /* a mov from %rip+... */
+	ck_assert_uint_eq(prologue_cover(frame, 3, 5), 0);              /* cut short */
+}
+END_TEST
+
 START_TEST(non_elf_is_refused)
 {
 	struct elf_object o;
@@ -97,5 +143,6 @@ Suite *elf_object_suite(void)
 {
 	return single_case_suite("elf_object", (const TTest *const[]){
 		own_symbols_are_found, file_offsets_become_vaddrs, only_readonly_bytes_come_from_the_file,
-		nearest_symbol_when_none_contains, non_elf_is_refused, NULL });
+		nearest_symbol_when_none_contains, build_id_and_dynamic_symbols, prologues_cover_whole_instructions,
+		non_elf_is_refused, NULL });
 }
