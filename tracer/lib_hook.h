@@ -12,27 +12,27 @@
  * libraries' known sites built at its exec event for where they will be, to be
  * written by the image once the loader has put them there:
  *
- *   exec event (early.c, lib_hook_build)         the image
- *     the stubs and jumps of each library's        exec_blob.S writes, with the
- *     known sites, built for the predicted         loader's own patches: this code
- *     addresses; this code and that payload        and its payload into stub memory
- *     go to stub memory near the loader, and       near the loader, and `jmp hook`
- *     `jmp hook` over the first instructions       over _dl_allocate_tls_init
- *     of _dl_allocate_tls_init, which the       the loader maps and relocates the
- *     loader calls once, when every object is     objects, then calls it: the hook
- *     mapped and relocated and before libc's        opens /proc/self/mem
- *     early initialisation makes a call             per library: preads its build-id
- *                                                   where it should lie; the same:
- *                                                   pwrites its runs (stubs, jumps)
- *                                                   pwrites the function's bytes back
- *                                                   closes; sums the early calls (the
- *                                                   loader's sites' counters) into
- *                                                   the slot, then DONE with the
- *                                                   libraries written; goes on to the
- *                                                   function through its trampoline
- *                                                 libc's initialisation, the
- *                                                 constructors and main run
- *                                                 patched: no stop
+ *   exec event (early.c, lib_hook_build)       the image
+ *     the stubs and jumps of each library's    exec_blob.S writes, with the
+ *     known sites, built for the predicted     loader's own patches: this code
+ *     addresses; this code and that payload    and its payload into stub memory
+ *     go to stub memory near the loader, and   near the loader, and `jmp hook`
+ *     `jmp hook` over the first instructions   over _dl_allocate_tls_init
+ *     of _dl_allocate_tls_init, which the      the loader maps and relocates the
+ *     loader calls once, when every object is  objects, then calls it: the hook
+ *     mapped and relocated and before libc's     opens /proc/self/mem
+ *     early initialisation makes a call          per library: preads its build-id
+ *                                                where it should lie; the same:
+ *                                                pwrites its runs (stubs, jumps)
+ *                                                pwrites the function's bytes back
+ *                                                closes; sums the early calls (the
+ *                                                loader's sites' counters) into
+ *                                                the slot, then DONE with the
+ *                                                libraries written; goes on to the
+ *                                                function through its trampoline
+ *                                              libc's initialisation, the
+ *                                              constructors and main run
+ *                                              patched: no stop
  *   the thread's next stop, whatever it is (lib_hook_settle): the patches of the
  *   libraries written are the memory's; the others go back to unplanned (their
  *   first trap plans them as before); the image's in-process path is up, and its
