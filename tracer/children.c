@@ -69,13 +69,15 @@ static bool shares_memory(pid_t child, const struct thread *creator)
 }
 
 /* A process image for a new child of the creator thread; its executable is its
- * creator's, and so is its memory if the kernel says they share it (vfork, CLONE_VM). */
-static struct image *new_process(pid_t pid, pid_t ppid, const struct thread *creator)
+ * creator's, and so is its memory if they share it (vfork, CLONE_VM): as the
+ * creation's flags say (flags_known), else as the kernel says. */
+static struct image *new_process(pid_t pid, pid_t ppid, const struct thread *creator, bool flags_known,
+				 uint64_t flags)
 {
 	const struct image *from = creator ? creator->img : NULL;
 	char *exe = from && from->rec.exe ? strdup(from->rec.exe) : procfs_exe(pid);
 	struct image *img = image_new(pid, 0, ppid, exe);
-	bool shares = from && shares_memory(pid, creator);
+	bool shares = from && (flags_known ? (flags & CLONE_VM) != 0 : shares_memory(pid, creator));
 
 	img->own_filter = from && from->own_filter; /* the kernel's filters go to children */
 	library_image_starts(img, from, shares);
@@ -110,7 +112,7 @@ bool children_on_creator_event(struct thread *creator, int event, uint64_t flags
 			thread_remove(child);
 	} else if (!child) {
 		pid_t ppid = flags & CLONE_PARENT ? parent->rec.ppid : parent->rec.pid;
-		struct image *img = is_thread ? parent : new_process(tid, ppid, creator);
+		struct image *img = is_thread ? parent : new_process(tid, ppid, creator, flags != 0, flags);
 
 		if (take_early_death(tid, &status)) {
 			if (!is_thread)
@@ -145,7 +147,7 @@ struct thread *children_on_unknown_stop(pid_t tid)
 		/* (its memory is a copy of its creator's as it is now: the hook's state too) */
 		if ((creator = thread_find((pid_t)ppid)))
 			lib_hook_settle(creator, false);
-		img = new_process(tid, (pid_t)ppid, creator);
+		img = new_process(tid, (pid_t)ppid, creator, false, 0);
 	}
 	if (img)
 		thread_attach(t, img);

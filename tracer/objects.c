@@ -117,17 +117,30 @@ static bool give_up_pins(void)
  * (cp over it, an O_TRUNC open) keeps device and inode, so its size and times are
  * checked (an fstat, cheaper than the stat through /proc it saves); changed, the
  * object is not that file any more and gives its pin up. */
+/* The objects checked so in the lookups of one objects_begin: a file does not
+ * change under one stop's lookups (an exec's look at the loader and the executable
+ * again and again). */
+#define CHECKED_KEPT 8
+static struct object *checked[CHECKED_KEPT];
+static unsigned nchecked;
+
 static struct object *pinned_by_inode(const struct map_entry *e)
 {
 	struct stat key = { .st_dev = e->dev, .st_ino = e->ino }, now;
 
 	if (!e->ino)
 		return NULL;
+	for (unsigned i = 0; i < nchecked; i++)
+		if (checked[i]->dev == e->dev && checked[i]->ino == e->ino && checked[i]->pin_fd >= 0)
+			return checked[i];
 	for (struct object *o = *bucket_of(&key); o; o = o->next) {
 		if (o->pin_fd < 0 || o->dev != e->dev || o->ino != e->ino)
 			continue;
-		if (fstat(o->pin_fd, &now) == 0 && same_file(o, &now))
+		if (fstat(o->pin_fd, &now) == 0 && same_file(o, &now)) {
+			if (nchecked < CHECKED_KEPT)
+				checked[nchecked++] = o;
 			return o;
+		}
 		unpin(o);
 		return NULL;
 	}
@@ -222,6 +235,7 @@ bool objects_begin(pid_t tid)
 		proc_maps_close(&maps);
 	last_start = 0;
 	last_object = NULL;
+	nchecked = 0;
 	depth = 0;
 	if (!proc_maps_open(&maps, tid))
 		return false;

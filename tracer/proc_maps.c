@@ -57,7 +57,7 @@ bool proc_maps_open(struct proc_maps *m, pid_t tid)
 	char path[64];
 	size_t i;
 
-	m->have_last = false;
+	m->nfound = m->next_found = 0;
 	m->nlines = 0;
 	m->text = kernel_lacks_query;
 	for (i = 0; i < nkept && kept[i].tid != tid; i++)
@@ -108,7 +108,7 @@ static void read_lines(struct proc_maps *m)
 static const struct map_entry *query(struct proc_maps *m, uint64_t addr, uint64_t flags)
 {
 	struct procmap_query q;
-	struct map_entry *e = &m->last;
+	struct map_entry *e = &m->found[m->next_found];
 
 	memset(&q, 0, sizeof(q));
 	q.size = sizeof(q);
@@ -131,7 +131,9 @@ static const struct map_entry *query(struct proc_maps *m, uint64_t addr, uint64_
 	e->executable = true;
 	if (q.vma_name_size == 0)
 		e->path[0] = '\0';
-	m->have_last = true;
+	m->next_found = (m->next_found + 1) % PROC_MAPS_KEPT;
+	if (m->nfound < PROC_MAPS_KEPT)
+		m->nfound++;
 	return e;
 }
 
@@ -144,8 +146,9 @@ const struct map_entry *proc_maps_find(struct proc_maps *m, uint64_t addr)
 			read_lines(m);
 		return maps_find(m->lines, m->nlines, addr);
 	}
-	if (m->have_last && addr >= m->last.start && addr < m->last.end)
-		return &m->last;
+	for (unsigned i = 0; i < m->nfound; i++)
+		if (addr >= m->found[i].start && addr < m->found[i].end)
+			return &m->found[i];
 	return query(m, addr, 0);
 }
 

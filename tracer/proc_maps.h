@@ -14,10 +14,14 @@
 
 #include "maps.h"
 
+#define PROC_MAPS_KEPT 4
+
 struct proc_maps {
 	int fd;                        /* the thread's kept descriptor */
-	struct map_entry last;         /* the last entry found (ioctl path) */
-	bool have_last;
+	struct map_entry found[PROC_MAPS_KEPT]; /* the last entries found (ioctl path): an
+	                                  exec's lookups go back and forth between the
+	                                  loader and the executable */
+	unsigned nfound, next_found;
 	struct map_entry *lines;       /* every executable mapping (text path) */
 	size_t nlines, cap;
 	bool text;                     /* the kernel has no PROCMAP_QUERY */
@@ -26,7 +30,8 @@ struct proc_maps {
 /* Opens the mappings of tid (or takes its kept descriptor); false if the process
  * is gone. */
 bool proc_maps_open(struct proc_maps *m, pid_t tid);
-/* The executable mapping containing addr, or NULL. */
+/* The executable mapping containing addr, or NULL (valid until PROC_MAPS_KEPT more
+ * lookups, or the next walk). */
 const struct map_entry *proc_maps_find(struct proc_maps *m, uint64_t addr);
 /* The first executable mapping that ends above addr, or NULL: to walk them all. */
 const struct map_entry *proc_maps_next(struct proc_maps *m, uint64_t addr);
