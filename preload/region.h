@@ -87,13 +87,15 @@
  * counters (struct region_slot's pad_end): DONE (what the hook did, or INERT), the
  * calls counted before it ran (early), and the calls it made (instrument). And where
  * the site counters begin, which the hook sums. */
-/* DONE: 0 until the hook ran; then bit REGION_HOOK_DONE_BIT, with bit k for library
- * k written whole and bit REGION_HOOK_PART_SHIFT + k for one written in part; or
+/* DONE: 0 until the hook ran; then bit REGION_HOOK_DONE_BIT, with bit k (k < 30) for
+ * library k written whole and bit REGION_HOOK_PART_SHIFT + k for one written in
+ * part, and REGION_HOOK_RESTORED_BIT once the hooked function's bytes are back; or
  * REGION_HOOK_INERT_BIT, set by the tracer in every slot it gives a thread but an
  * image's first: the hook is not its to run. */
 #define REGION_HOOK_DONE_BIT 63
 #define REGION_HOOK_INERT_BIT 62
 #define REGION_HOOK_PART_SHIFT 32
+#define REGION_HOOK_RESTORED_BIT 31
 #define REGION_HOOK_DONE 0        /* indexes in pad_end, and their %gs offsets */
 #define REGION_HOOK_EARLY 1
 #define REGION_HOOK_CALLS 2

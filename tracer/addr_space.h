@@ -113,8 +113,11 @@ struct addr_space {
 	                              full, %gs taken): nothing is patched again */
 	bool walked_known;         /* the known sites of every object mapped were planned */
 	bool hook_pending;         /* the libraries' hook was written at exec and has not
-	                              been settled (lib_hook.h); its thread's slot: */
+	                              been settled (lib_hook.h); its thread's slot, and
+	                              the function its jump lies over, as it was: */
 	int hook_slot;
+	uint64_t hook_entry;
+	uint8_t hook_original[8];
 	uint64_t loader_start, loader_end; /* the program interpreter's code (ld.so) */
 	uint64_t library_site;     /* the library's own syscall instruction */
 	struct addr_space *forked_from; /* the memory it is a fork's copy of, or NULL: kept

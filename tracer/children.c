@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "early.h"
 #include "lib_hook.h"
 #include "library.h"
 #include "placement.h"
@@ -140,15 +141,18 @@ struct thread *children_on_unknown_stop(pid_t tid)
 		return t;
 	tgid = ids[0].value;
 	ppid = ids[1].value;
-	if ((pid_t)tgid != tid) {
-		creator = thread_find((pid_t)tgid);
-		img = creator ? creator->img : NULL;
-	} else {
-		/* (its memory is a copy of its creator's as it is now: the hook's state too) */
-		if ((creator = thread_find((pid_t)ppid)))
-			lib_hook_settle(creator, false);
-		img = new_process(tid, (pid_t)ppid, creator, false, 0);
+	creator = thread_find((pid_t)tgid != tid ? (pid_t)tgid : (pid_t)ppid);
+	/* its memory is its creator's, or a copy of it, as it is now: the end of the
+	 * creator's set-up at exec and the libraries' hook are taken first, as at the
+	 * creator's own stop (which has not been served: its event comes later) */
+	if (creator) {
+		early_on_stop(creator);
+		lib_hook_settle(creator, false);
 	}
+	if ((pid_t)tgid != tid)
+		img = creator ? creator->img : NULL;
+	else
+		img = new_process(tid, (pid_t)ppid, creator, false, 0);
 	if (img)
 		thread_attach(t, img);
 	if (creator) {

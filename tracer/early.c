@@ -224,8 +224,11 @@ static uint64_t take_results(struct borrowed *b, const struct user_regs_struct *
 	struct blob *blob = &e->blob;
 	uint64_t ret;
 
-	/* (not the hook's: it could not open /proc/self/mem either) */
+	/* (not the hook's: it could not open /proc/self/mem either; its jump, if it
+	 * went in part, gives way to the function's bytes) */
 	if (at_end->r15 == EXEC_BLOB_NO_WRITE) {
+		if (e->hook_writes)
+			as_write(as, b->t->tid, as->hook_entry, as->hook_original, 5);
 		lib_hook_forget(as);
 		for (size_t i = 0; i < blob->nwrites - e->hook_writes; i++)
 			as_write(as, b->t->tid, blob->writes[i].addr, blob_data(blob) + blob->writes[i].offset,
@@ -255,7 +258,7 @@ static void add_hook(struct thread *t, struct exec_setup *e, const struct exec_c
 	struct lib_hook_writes w;
 
 	e->hook_writes = 0;
-	if (!lib_hook_build(t, code, &w))
+	if (b->full || !lib_hook_build(t, code, &w))
 		return;
 	if (blob_put(b, w.at, w.code_and_data, w.len) && blob_put(b, w.entry, w.jump, sizeof(w.jump))) {
 		e->hook_writes = 2;
@@ -264,7 +267,7 @@ static void add_hook(struct thread *t, struct exec_setup *e, const struct exec_c
 		lib_hook_forget(t->img->as);
 		b->len = len;
 		b->nwrites = nwrites;
-		b->full = false;
+		b->full = false; /* (it was not before) */
 	}
 	free(w.code_and_data);
 }

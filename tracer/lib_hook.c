@@ -157,7 +157,8 @@ bool lib_hook_build(struct thread *t, const struct exec_code *code, struct lib_h
 	remote = (struct iovec){ (void *)entry, sizeof(original) };
 	remote_read_ranges(t->tid, &local, &remote, 1, &whole);
 	cover = prologue_cover(original, sizeof(original), 5);
-	if (!whole || !cover || cover > LIB_HOOK_TRAMPOLINE_MAX - 5)
+	/* (a loader's site patched there would be torn by the jump and its restoring) */
+	if (!whole || !cover || cover > LIB_HOOK_TRAMPOLINE_MAX - 5 || as_site_overlapping(as, entry, entry + cover))
 		return false;
 	payload_grow(&p, LIB_HOOK_OBJECTS);
 	p.len = LIB_HOOK_OBJECTS;
@@ -191,11 +192,14 @@ bool lib_hook_build(struct thread *t, const struct exec_code *code, struct lib_h
 	w->jump[0] = 0xe9;
 	memcpy(w->jump + 1, &(int32_t){ (int32_t)(w->at - (entry + 5)) }, 4);
 	as->hook_slot = t->slot;
+	as->hook_entry = entry;
+	memcpy(as->hook_original, original, sizeof(as->hook_original));
 	return true;
 }
 
 /* Library k, which the hook says it wrote in part: each of its patches whose jump
- * is in memory is kept, the others go (one read). */
+ * is in memory is kept (and one that cannot be read: its calls may count there),
+ * the others go, a jump written in part giving way to the original bytes. */
 static void keep_written(struct thread *t, struct addr_space *as, int k)
 {
 	for (size_t i = 0; i < as->sites.n; i++) {
@@ -208,8 +212,10 @@ static void keep_written(struct thread *t, struct addr_space *as, int k)
 		if (p->hooked != k + 1)
 			continue;
 		remote_read_ranges(t->tid, &local, &remote, 1, &whole);
-		if (whole && patch_bytes(&p->plan, p->stub.addr, jump) && memcmp(now, jump, len) == 0)
+		if (!whole || (patch_bytes(&p->plan, p->stub.addr, jump) && memcmp(now, jump, len) == 0))
 			p->hooked = 0;
+		else if (memcmp(now, p->plan.original, len) != 0)
+			as_write(as, t->tid, p->plan.start, p->plan.original, len);
 	}
 	unhook(as, k);
 }
@@ -233,6 +239,10 @@ void lib_hook_settle(struct thread *t, bool gone)
 	}
 	as->hook_pending = false;
 	img->rec.instrument += slot->pad_end[REGION_HOOK_CALLS];
+	/* its jump left (no /proc/self/mem): the function as it was, so that no later
+	 * call enters the hook (a thread's %gs may be the program's then) */
+	if (!(done >> REGION_HOOK_RESTORED_BIT & 1))
+		as_write(as, t->tid, as->hook_entry, as->hook_original, 5);
 	for (int k = 0; k < LIB_HOOK_MAX_OBJECTS; k++) {
 		if (done >> k & 1)
 			written |= 1ull << k;

@@ -67,7 +67,7 @@
 #define LIB_HOOK_CHECK_MAX 32
 #define LIB_HOOK_OBJ_NRUNS 48   /*   how many runs follow, */
 #define LIB_HOOK_OBJ_RUNS 56    /*   each {address, length, bytes padded to 8} */
-#define LIB_HOOK_MAX_OBJECTS 31
+#define LIB_HOOK_MAX_OBJECTS 30 /* a bit each in the slot's DONE word (region.h) */
 
 #ifndef __ASSEMBLER__
 #include <stdbool.h>

@@ -15,7 +15,7 @@
  *       for each run (rbx, r9 left): pwrite(r14, bytes, length, address)
  *         all went: bit k in r13; one did not: bit 32 + k, the rest left
  *     rbx past the runs left: the next record
- *   pwrite(r14, the original bytes, 5, the function)   the jump is gone
+ *   pwrite(r14, the original bytes, 5, the function)   the jump is gone: RESTORED
  *   close(r14)
  *   the slot's counters below LIB_HOOK_COUNTERS summed: HOOK_EARLY
  *   r12 (its calls): HOOK_CALLS; r13 | DONE: HOOK_DONE, last
@@ -132,7 +132,10 @@ lib_hook:
 	mov $5, %edx
 	mov DATA(LIB_HOOK_ENTRY), %r10
 	GATE_CALL
-	mov $SYS_close, %eax
+	cmp $5, %rax
+	jne 1f
+	bts $REGION_HOOK_RESTORED_BIT, %r13
+1:	mov $SYS_close, %eax
 	mov %r14, %rdi
 	GATE_CALL
 .Ldone:

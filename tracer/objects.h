@@ -113,7 +113,7 @@ void objects_learn_entry(struct object *o, uint64_t vaddr, const char *name);
 const char *objects_learned_entry(const struct object *o, uint64_t vaddr);
 /* Where the libraries of an executable's images lay (lib_hook.h): a mapping of o,
  * [start, end) from file_offset, start and end relative to the loader's code. */
-#define LAYOUT_MAX 31
+#define LAYOUT_MAX 30
 struct layout_entry {
 	struct object *o;
 	int64_t start, end;

@@ -30,8 +30,8 @@ struct proc_maps {
 /* Opens the mappings of tid (or takes its kept descriptor); false if the process
  * is gone. */
 bool proc_maps_open(struct proc_maps *m, pid_t tid);
-/* The executable mapping containing addr, or NULL (valid until PROC_MAPS_KEPT more
- * lookups, or the next walk). */
+/* The executable mapping containing addr, or NULL (valid until the next lookup
+ * that is not found among the entries kept, or the next walk step). */
 const struct map_entry *proc_maps_find(struct proc_maps *m, uint64_t addr);
 /* The first executable mapping that ends above addr, or NULL: to walk them all. */
 const struct map_entry *proc_maps_next(struct proc_maps *m, uint64_t addr);
