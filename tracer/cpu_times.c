@@ -38,6 +38,11 @@ struct cpu_times cpu_times_split(uint64_t total, uint64_t prof, uint64_t virt, c
 	return (struct cpu_times){ .user_ns = total - s, .sys_ns = s };
 }
 
+bool cpu_times_total(pid_t pid, uint64_t *ns)
+{
+	return read_clock(pid, CPUCLOCK_SCHED, ns);
+}
+
 bool cpu_times_of(pid_t pid, const struct cpu_times *since, struct cpu_times *now)
 {
 	uint64_t prof, virt, total;

@@ -19,6 +19,9 @@ struct cpu_times {
  * below since's (an earlier reading of the same group: the image's start); false if
  * pid is gone. */
 bool cpu_times_of(pid_t pid, const struct cpu_times *since, struct cpu_times *now);
+/* The thread group of pid's CPU time so far, as the scheduler counts it (one call);
+ * false if pid is gone. */
+bool cpu_times_total(pid_t pid, uint64_t *ns);
 /* The split (pure): total the scheduler's runtime, prof the sampled user+system,
  * virt the sampled user. */
 struct cpu_times cpu_times_split(uint64_t total, uint64_t prof, uint64_t virt, const struct cpu_times *since);

@@ -9,6 +9,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "cpu_times.h"
 #include "procfs.h"
 
 /* A thread that has not stopped for this long, and is running, is computing; one
@@ -92,6 +93,33 @@ struct survey {
 	struct thread *computing[64];
 };
 
+/* Whether t, running and not stopping, computes: for a thread alone in its process
+ * (most of a build's), its process's CPU clock went on by more than an eighth of the
+ * time since the look before (two computing threads that share a CPU get half of it
+ * each, in slices of a few milliseconds: the window spans several); one call a look,
+ * and the first only takes the clock. Else its state in /proc is R (an open, a read
+ * the kernel formats, a close). */
+#define CPU_WINDOW_NS (3ull * CHECK_EVERY_US * 1000)
+
+enum busy { BUSY_YES, BUSY_NO, BUSY_UNKNOWN };
+
+static enum busy computes(struct thread *t, uint64_t now)
+{
+	uint64_t cpu, seen = t->cpu_seen_ns, at = t->cpu_seen_at;
+
+	if (!t->img || t->img->live_threads != 1)
+		return procfs_is_running(t->tid) ? BUSY_YES : BUSY_NO;
+	if (at && now - at < CPU_WINDOW_NS)
+		return BUSY_UNKNOWN;
+	if (!cpu_times_total(t->img->rec.pid, &cpu))
+		return BUSY_UNKNOWN;
+	t->cpu_seen_ns = cpu;
+	t->cpu_seen_at = now;
+	if (!at || now - at > 4 * CPU_WINDOW_NS)
+		return BUSY_UNKNOWN;
+	return (cpu - seen) * 8 > now - at ? BUSY_YES : BUSY_NO;
+}
+
 static void survey_thread(struct thread *t, void *arg)
 {
 	struct survey *s = arg;
@@ -101,10 +129,11 @@ static void survey_thread(struct thread *t, void *arg)
 	if (s->now - t->last_stop_ns < COMPUTING_NS) {
 		s->active++;
 	} else if (s->now >= t->next_check_ns && s->ncomputing < sizeof(s->computing) / sizeof(s->computing[0])) {
-		if (procfs_is_running(t->tid))
-			s->computing[s->ncomputing++] = t;
-		else
-			t->next_check_ns = s->now + ASLEEP_RECHECK_NS;
+		switch (computes(t, s->now)) {
+		case BUSY_YES: s->computing[s->ncomputing++] = t; break;
+		case BUSY_NO: t->next_check_ns = s->now + ASLEEP_RECHECK_NS; break;
+		case BUSY_UNKNOWN: break;
+		}
 	}
 }
 

@@ -124,6 +124,7 @@ struct thread {
 	uint64_t affinity_buf;
 	pid_t affinity_target;
 	uint64_t last_stop_ns, next_check_ns;
+	uint64_t cpu_seen_ns, cpu_seen_at; /* its process's CPU time when last looked at */
 	/* --log: its ptraced call's entry, waiting for the result (syscall_log.c) */
 	struct log_entry log_waiting;
 	bool log_is_waiting;
