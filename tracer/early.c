@@ -34,6 +34,10 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
+/* The code segment of 64-bit user code on x86-64 (__USER_CS); an i386 program's is
+ * 0x23. */
+#define USER_CS_64 0x33
+
 /* The set-up code and its data, as written at the loader's entry (exec_blob.h). */
 struct blob {
 	uint8_t bytes[16384];
@@ -373,8 +377,11 @@ void early_on_exec(struct thread *t)
 {
 	struct user_regs_struct regs;
 
-	/* (--patch=off goes without a region when it could not be made) */
-	if (region_fd() < 0 || ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0 || !objects_begin(t->tid))
+	/* (--patch=off goes without a region when it could not be made; an i386 program,
+	 * whose code segment is not the 64-bit one, cannot run the set-up's code: it
+	 * stays on the slow path, as a static program does) */
+	if (region_fd() < 0 || ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0 || regs.cs != USER_CS_64
+	    || !objects_begin(t->tid))
 		return;
 	start_setup(t, &regs);
 	objects_end();
