@@ -1,9 +1,11 @@
 #!/bin/sh
 # tracer_cpu.sh ARM...: interleaved rounds of the spawn loop (500 x /bin/true from
-# sh) and libiberty's configure + make -j2, for each ARM: `native`, or the path of a
-# systrace build (its default mode). Per run: the wall time and, for systrace, the
-# tracer's CPU per process image and the stops (summary.csv); then the medians per
-# workload and arm. Quicker than bench/run.sh (no strace arm), for comparing builds
+# sh) and libiberty's configure + make -j2, for each ARM: `native`, `floor`
+# (bench/floor_tracer.c: a tracer told of each fork, exec, exit and signal that only
+# resumes, the floor of any ptrace tracer here), or the path of a systrace build (its
+# default mode). Per run: the wall time and, for the tracers, the tracer's CPU per
+# process image and the stops (summary.csv, or floor_tracer's file); then the
+# medians per workload and arm. Quicker than bench/run.sh (no strace arm), for comparing builds
 # of the tracer on what costs it per image; the arms' order turns each round.
 #
 # Environment: ROUNDS (default 4), WORKLOADS (default "spawn libiberty"),
@@ -13,7 +15,7 @@
 set -eu
 
 if [ $# -lt 1 ]; then
-    echo "usage: sh bench/tracer_cpu.sh native|SYSTRACE ..." >&2
+    echo "usage: sh bench/tracer_cpu.sh native|floor|SYSTRACE ..." >&2
     exit 2
 fi
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,6 +27,9 @@ case " ${WORKLOADS:-spawn libiberty} " in
 *" libiberty "*) src=$(sh "$here/prepare-libiberty.sh" "$cache") ;;
 esac
 work=$(mktemp -d "${TMPDIR:-/tmp}/tracer-cpu.XXXXXX")
+case " $* " in
+*" floor "*) ${CC:-cc} -O2 -Wall -Wextra -o "$work/floor_tracer" "$here/floor_tracer.c" ;;
+esac
 
 # one_run ROUND WORKLOAD ARM: a line of runs.txt
 one_run() {
@@ -38,12 +43,17 @@ one_run() {
     start=$(date +%s%N)
     if [ "$3" = native ]; then
         (cd "$work/build" && sh -c "$cmd")
+    elif [ "$3" = floor ]; then
+        (cd "$work/build" && "$work/floor_tracer" -o "$work/out" sh -c "$cmd")
     else
         (cd "$work/build" && "$3" -o "$work/out" -- sh -c "$cmd")
     fi
     wall_ms=$((($(date +%s%N) - start) / 1000000))
     if [ "$3" = native ]; then
         echo "$1 $2 $3 $wall_ms - - -"
+    elif [ "$3" = floor ]; then
+        awk -v r="$1" -v w="$2" -v ms="$wall_ms" '{v[$1] = $2}
+             END{printf "%s %s floor %s %.0f %d %d\n", r, w, ms, v["tracer_cpu_ns"] / v["images"] / 1000, v["stops"], v["images"]}' "$work/out"
     else
         awk -F, -v r="$1" -v w="$2" -v a="$3" -v ms="$wall_ms" \
             '/^tracer_cpu_ns,/{c=$2} /^processes,/{p=$2} /^ptrace_stops,/{s=$2}
