@@ -443,9 +443,11 @@ static void on_exec_event(struct thread *t)
 	struct image *old = t->img, *img;
 	pid_t tgid = t->tid;
 
-	/* killed since it stopped here, the message is its exit status: taken as the
-	 * leader's own exec (its death is on its way) */
-	if (!tracee_event_message(tgid, PTRACE_EVENT_EXEC, &former))
+	/* The leader alive and alone executed itself: no need to ask (two ptrace calls
+	 * an image). Killed since it stopped here, the message is its exit status: taken
+	 * as the leader's own exec (its death is on its way). */
+	if ((old->live_threads == 1 && !t->exit_event_seen)
+	    || !tracee_event_message(tgid, PTRACE_EVENT_EXEC, &former))
 		former = (unsigned long)tgid;
 	if ((pid_t)former != tgid) {
 		/* a non-leader thread executed: it takes the leader's tid, and the old

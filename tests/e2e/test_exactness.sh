@@ -55,6 +55,15 @@ if compare_with_strace exec_from_thread "exit_group=1" "$P/exec_from_thread"; th
 	expect_count "$TMPDIR/exec_from_thread" x86_64 execve 2 exec_from_thread
 fi
 
+# the same once the main thread has ended: the exec comes from the only live thread,
+# which is not the leader
+if compare_with_strace exec_after_leader "exit=1 exit_group=1" "$P/exec_from_thread" "$P/getppid_loop" leader-exits; then
+	expect_count "$TMPDIR/exec_after_leader" x86_64 getppid 33 exec_after_leader
+	expect_count "$TMPDIR/exec_after_leader" x86_64 gettid 3 exec_after_leader
+	expect_count "$TMPDIR/exec_after_leader" x86_64 exit 1 exec_after_leader
+	expect_rows "$TMPDIR/exec_after_leader" getppid "33" exec_after_leader
+fi
+
 # clone(CLONE_VM | SIGCHLD) child: 11 getppid, then exit; the parent 2 getppid
 if compare_with_strace clone_vm "exit=1 exit_group=1" "$P/clone_vm"; then
 	expect_count "$TMPDIR/clone_vm" x86_64 getppid 13 clone_vm
