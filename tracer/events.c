@@ -270,6 +270,16 @@ static void on_seccomp(struct thread *t)
 	 * borrowing the thread (reissued), which is patched now */
 	cause = t->restart_cause;
 	repeat = restart_is_repeat(t, site, (long)info.seccomp.nr, idx == nr_restart_syscall[abi]);
+	/* Entered at the return pad's own syscall (gate_pad_syscall), which only the
+	 * kernel's rewind reaches: the call the pad serves, given up with -ERESTART*
+	 * and made again with no stop between. Nothing of the program's asked for it: a
+	 * TIF_SIGPENDING no stop answered (write_protocol.c's PTRACE_INTERRUPT sent as
+	 * the thread entered this call, whose seccomp stop cleared the trap but not the
+	 * flag) or task work (io_uring's completions). The same call, not a new one. */
+	if (!repeat && back != info.instruction_pointer && t->result_wait == RESULT_AT_PAD && t->result_site == site) {
+		repeat = true;
+		cause = RESTART_BY_INTERRUPT;
+	}
 	reissued = repeat && cause == RESTART_BY_REISSUE;
 	/* a call patching.c put back is a stop of patching, not of the call */
 	count_stop(img, stop_call_is_lifecycle(idx) && !reissued ? STOP_LIFECYCLE : STOP_OTHER);
@@ -390,6 +400,12 @@ static void on_syscall_exit(struct thread *t, bool interrupted)
 			resume(t->tid, PTRACE_CONT, 0);
 			return;
 		}
+	} else if (known && info.op == PTRACE_SYSCALL_INFO_EXIT && restart_is_code(info.exit.rval)
+		   && t->restart == RESTART_NONE) {
+		/* given up with no stop of ours to answer (task work; an interrupt its entry
+		 * stop took): the kernel enters it again, silently, unless a signal's
+		 * delivery stop comes first and says otherwise (restart_note_signal) */
+		restart_note_interrupt(t, true);
 	}
 	if (known && info.op == PTRACE_SYSCALL_INFO_EXIT) {
 		/* a call taken out of the log routine: its entry has the result, and
@@ -790,7 +806,10 @@ static void dispatch(pid_t tid, int status)
 	placement_note_stop(t, monotonic_ns());
 	sig = WSTOPSIG(status);
 	interrupted = t->interrupted;
-	/* kept by a seccomp stop, which does not answer it, for a stop that does */
+	/* kept by a seccomp stop for a stop that answers it: one sent while the thread
+	 * was in this stop is answered later (an interrupt stop, an exit stop); one sent
+	 * as it entered was taken by the seccomp stop itself, and its call may still
+	 * give up for it with no stop after (on_seccomp: the pad's own syscall) */
 	t->interrupted = event == PTRACE_EVENT_SECCOMP && interrupted;
 	if (!t->img) {
 		/* a thread that vanished before it could be placed: let it go its way */

@@ -71,4 +71,24 @@ for mode in safe off time log; do
 		$c["syscall"] == "writev" { e += $c["errors"] } END { print e + 0 }' "$D/syscalls.csv" 2>/dev/null)
 	[ "$_rf_errors" = 1 ] || check_problem "restart_failed --patch=$mode: writev errors ${_rf_errors:-none}, 1 by construction"
 done
+# A call sent back through the return pad that the kernel makes again with no stop
+# between (tests/programs/silent_restart.c: an io_uring timeout's task work makes its
+# blocked read give up): the same call, 1 at read_site, no restart of the program's
+# (before: 2, in every mode). strace -f -c sees the read entered twice, which says
+# the kernel did make it again here.
+"$PROGRAMS/silent_restart"
+_sr=$?
+if [ "$_sr" -eq 2 ]; then
+	echo "silent_restart: skipped, io_uring is not available here"
+elif [ "$_sr" -ne 0 ]; then
+	check_problem "silent_restart: exits $_sr natively"
+else
+	strace_count "$TMPDIR/silent_restart.strace" "$PROGRAMS/silent_restart"
+	_sr_reads=$(awk '$1 == "read" { print $2 }' "$TMPDIR/silent_restart.strace")
+	[ "${_sr_reads:-0}" = 3 ] || check_problem "silent_restart: strace -f -c counts ${_sr_reads:-no} read, 3 if the kernel made the read again (the loader's and 2 entries)"
+	for mode in safe off time log; do
+		restarted_case silent_restart $mode 0 "read=2"
+		expect_site_count "$D" symbol=read_site 1 "silent_restart --patch=$mode: read_site"
+	done
+fi
 finish
