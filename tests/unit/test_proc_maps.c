@@ -1,4 +1,5 @@
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -51,6 +52,23 @@ START_TEST(finds_code_by_text)
 }
 END_TEST
 
+/* Whether pid's memory has sleep's code mapped: /proc/PID/exe names the new program
+ * from the start of its exec, before the kernel has mapped its code. */
+static bool sleep_code_mapped(pid_t pid)
+{
+	char path[64], line[512];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " r-xp ") && strstr(line, "/sleep");
+	fclose(f);
+	return found;
+}
+
 /* The descriptor is kept from one open to the next, and holds the memory it was
  * opened on: after the thread's exec only a forgotten one shows the new memory. */
 START_TEST(kept_until_forgotten)
@@ -80,13 +98,14 @@ START_TEST(kept_until_forgotten)
 	ck_assert_int_eq(m.fd, fd);
 	proc_maps_close(&m);
 	ck_assert_int_eq(write(go[1], "x", 1), 1);
-	/* until the child's exe is sleep: bounded by tries, not by time */
+	/* until the child's exe is sleep and its code is mapped (a busy machine showed
+	 * the first without the second): bounded by tries, not by time */
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)child);
 	do {
 		memset(exe, 0, sizeof(exe));
 		n = readlink(path, exe, sizeof(exe) - 1);
 		usleep(1000);
-	} while ((n <= 0 || !strstr(exe, "sleep")) && ++tries < 10000);
+	} while ((n <= 0 || !strstr(exe, "sleep") || !sleep_code_mapped(child)) && ++tries < 10000);
 	ck_assert_int_lt(tries, 10000);
 	proc_maps_forget(child);
 	ck_assert(proc_maps_open(&m, child));
