@@ -7,8 +7,8 @@
  * process image is the floor of systrace's `tracer_cpu_per_image_ns`.
  *
  * FILE gets three lines: `images N` (each fork or vfork child and each exec, the
- * command's own included: as systrace counts process images), `stops N` and `tracer_cpu_ns N` (its
- * own user and system time). Exits with the command's status, 128+N if a signal
+ * command's own included: as systrace counts process images), `stops N` and
+ * `tracer_cpu_ns N` (its own user and system time). Exits with the command's status, 128+N if a signal
  * killed it.
  */
 #define _GNU_SOURCE

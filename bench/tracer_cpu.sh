@@ -5,8 +5,9 @@
 # resumes, the floor of any ptrace tracer here), or the path of a systrace build (its
 # default mode). Per run: the wall time and, for the tracers, the tracer's CPU per
 # process image and the stops (summary.csv, or floor_tracer's file); then the
-# medians per workload and arm. Quicker than bench/run.sh (no strace arm), for comparing builds
-# of the tracer on what costs it per image; the arms' order turns each round.
+# medians per workload and arm. Quicker than bench/run.sh (no strace arm), for
+# comparing builds of the tracer on what costs it per image; the arms' order turns
+# each round.
 #
 # Environment: ROUNDS (default 4), WORKLOADS (default "spawn libiberty"),
 # BENCH_CACHE (default /var/tmp/systrace-bench: libiberty's source is unpacked there

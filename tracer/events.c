@@ -270,13 +270,11 @@ static void on_seccomp(struct thread *t)
 	 * borrowing the thread (reissued), which is patched now */
 	cause = t->restart_cause;
 	repeat = restart_is_repeat(t, site, (long)info.seccomp.nr, idx == nr_restart_syscall[abi]);
-	/* Entered at the return pad's own syscall (gate_pad_syscall), which only the
-	 * kernel's rewind reaches: the call the pad serves, given up with -ERESTART*
-	 * and made again with no stop between. Nothing of the program's asked for it: a
-	 * TIF_SIGPENDING no stop answered (write_protocol.c's PTRACE_INTERRUPT sent as
-	 * the thread entered this call, whose seccomp stop cleared the trap but not the
-	 * flag) or task work (io_uring's completions). The same call, not a new one. */
-	if (!repeat && back != info.instruction_pointer && t->result_wait == RESULT_AT_PAD && t->result_site == site) {
+	/* Nothing of the program's asked for a rewind onto the pad: a TIF_SIGPENDING no
+	 * stop answered (write_protocol.c's PTRACE_INTERRUPT sent as the thread entered
+	 * this call, whose seccomp stop cleared the trap but not the flag) or task work
+	 * (io_uring's completions) */
+	if (!repeat && results_pad_rewound(t, info.instruction_pointer, site)) {
 		repeat = true;
 		cause = RESTART_BY_INTERRUPT;
 	}

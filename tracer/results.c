@@ -294,9 +294,17 @@ bool results_leave_pad(struct thread *t, struct user_regs_struct *regs)
 	return true;
 }
 
+static bool at_pad(uint64_t ip)
+{
+	return ip == GATE_AT(gate_pad) || ip == GATE_AT(gate_time_pad);
+}
+
 uint64_t results_call_ip(const struct thread *t, uint64_t ip)
 {
-	return (ip == GATE_AT(gate_pad) || ip == GATE_AT(gate_time_pad)) && t->slot >= 0
-		       ? region_slot(t->slot)->pad[REGION_SLOT_RETURN]
-		       : ip;
+	return at_pad(ip) && t->slot >= 0 ? region_slot(t->slot)->pad[REGION_SLOT_RETURN] : ip;
+}
+
+bool results_pad_rewound(const struct thread *t, uint64_t ip, uint64_t site)
+{
+	return at_pad(ip) && t->result_wait == RESULT_AT_PAD && t->result_site == site;
 }

@@ -53,6 +53,11 @@ bool results_leave_pad(struct thread *t, struct user_regs_struct *regs);
  * ip itself, or for a call entered from the pad (a restart no stop saw), the
  * address after its own syscall. */
 uint64_t results_call_ip(const struct thread *t, uint64_t ip);
+/* Whether a seccomp stop at ip is t's call at site that the pad still serves, made
+ * again by the kernel's rewind onto the pad's own syscall with no stop between (it
+ * gave up with -ERESTART* for task work, or for an interrupt its entry stop took):
+ * the same call, not a new one. */
+bool results_pad_rewound(const struct thread *t, uint64_t ip, uint64_t site);
 /* For a thread whose user rip is in the pad: the slot word it will return through
  * (to read, or to move it elsewhere); NULL otherwise. */
 uint64_t *results_pad_return(const struct thread *t, uint64_t rip);
