@@ -2,9 +2,9 @@
 # Runs every tests/e2e/test_*.sh (in name order) against the builds in BUILD:
 #   sh tests/e2e/run-all.sh build
 # Each test gets SYSTRACE (the ASan+UBSan build), SYSTRACE_PLAIN, SYSTRACE_STATS (the
-# ASan+UBSan build of systrace-stats), PROGRAMS and a fresh
-# TMPDIR; it passes when it exits 0. Prints PASS/FAIL per test (with the test's output
-# when it fails), then one line "N passed, N failed"; exits 1 if any test failed.
+# ASan+UBSan build of systrace-stats), PROGRAMS and a fresh TMPDIR; it passes when it
+# exits 0. Prints PASS/FAIL per test with its seconds (and the test's output when it
+# fails), then one line "N passed, N failed"; exits 1 if any test failed.
 # A single test: sh tests/e2e/run-all.sh build test_exactness
 BUILD=${1:-build}
 ONLY=${2:-}
@@ -55,7 +55,7 @@ for t in "$HERE"/test_*.sh; do
 	status=$?
 	secs=$(($(date +%s) - start))
 	if [ "$status" -eq 0 ]; then
-		echo "PASS $name"
+		echo "PASS $name (${secs}s)"
 		passed=$((passed + 1))
 		rm -rf "$dir"
 	else

@@ -3,8 +3,7 @@
 # race_threads, blocked_threads, branch_into, syscall_ret_next, jit, sigsys,
 # clone_stack, unmap_self, vfork_patched, fork_threads; and the older clone_vm, vfork_exec,
 # fork_from_thread, exec_from_thread, signals, nested_handlers) runs under systrace in its default mode
-# (safe), and (first_call, 150 times: its first calls at fresh sites return their own
-# results):
+# (safe; first_call, run 150 times, has test_first_call.sh):
 #  - exits 0: each program checks its own results and exits non-zero when a patch
 #    broke it (a clobbered register or red zone, a wrong return, a crash);
 #  - its per-syscall counts equal strace -f -c's for the same program run alone
@@ -31,21 +30,6 @@ common() {
 	csvtool library "$T/$1" ready "/$2" >/dev/null ||
 		check_problem "$1: the library is not ready in $2 (csvtool.py library $T/$1 ready /$2 says why)"
 }
-
-# the first call at a site returns its own result, whatever the tracer does at that
-# stop (a failure here comes and goes: run it many times)
-echo "== first_call, 150 runs"
-fc_bad=0
-i=0
-while [ $i -lt 150 ]; do
-	i=$((i + 1))
-	st_run_mode default "$T/first_call" "$P/first_call"
-	if [ "$ST_STATUS" -ne 0 ]; then
-		fc_bad=$((fc_bad + 1))
-		[ $fc_bad -le 3 ] && sed 's/^/    | /' "$T/first_call.err" | head -5
-	fi
-done
-[ $fc_bad -eq 0 ] || check_problem "first_call: $fc_bad of 150 runs had a first call return a wrong value (or fail): the value of something the tracer made the thread do at that stop?"
 
 # the red zone below %rsp, kept across `mov $110,%eax; syscall` (BEFORE) and
 # `xor %eax,%eax; syscall; cmp` (AFTER)
