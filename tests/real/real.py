@@ -364,10 +364,15 @@ def case_libiberty(c):
 # must not change: threads, fork and exec, subprocesses and their pipes, signals and
 # their handlers (timers, sigwait, EINTR), selectors, an event loop. Native times
 # here: docs/reliability.md. test_multiprocessing_spawn is limited to its process,
-# queue, pool, lock, condition, connection and manager tests (22 s of its 116).
+# queue, pool, lock, condition, connection and manager tests (22 s of its 116), and
+# test_asyncio to the modules that make calls of their own: subprocesses, the event
+# loops and their selectors, sockets, streams, sendfile (about 50 s of its 126 here).
+ASYNCIO = ("subprocess", "events", "unix_events", "selector_events", "base_events",
+           "streams", "sock_lowlevel", "sendfile")
 PY_MODULES = {
     "test_threading": [], "test_subprocess": [], "test_signal": [], "test_selectors": [],
-    "test_threadsignals": [], "test_fork1": [], "test_wait4": [], "test_asyncio": [],
+    "test_threadsignals": [], "test_fork1": [], "test_wait4": [],
+    **{f"test_asyncio.test_{m}": [] for m in ASYNCIO},
     "test_multiprocessing_spawn": ["*WithProcessesTestProcess*", "*WithProcessesTestQueue*",
                                    "*WithProcessesTestPool.*", "*WithProcessesTestLock*",
                                    "*WithProcessesTestCondition*", "*WithProcessesTestConnection*",
