@@ -147,6 +147,7 @@ struct thread {
 	pid_t waits_for;               /* 0: none */
 	uint64_t wait_status_at;       /* where the wait status goes (0: nowhere) */
 	struct thread *hash_next;
+	struct thread *live_prev, *live_next; /* every thread, oldest first (tasks.c) */
 };
 
 struct thread *thread_find(pid_t tid);
@@ -154,6 +155,7 @@ struct thread *thread_add(pid_t tid, struct image *img, enum thread_state state)
 /* Moves a thread to another tid (a non-leader execve takes the leader's). */
 void thread_rekey(struct thread *t, pid_t tid);
 void thread_attach(struct thread *t, struct image *img);
+/* Every live thread, oldest first; fn must not remove any. */
 void tasks_for_each_thread(void (*fn)(struct thread *, void *), void *arg);
 /* Lets go of a thread's image, which is written out if that was the last reference. */
 void thread_detach(struct thread *t);
