@@ -169,10 +169,15 @@ static void not_written(struct addr_space *as, struct patch *p, enum lost lost, 
 
 /* Which planned patches a batch takes: all, or those of one object expected where
  * it is not mapped yet (lib_hook.h), whose bytes are not read (its build-id is
- * checked by the image before they are written). */
+ * checked by the image before they are written). At an exec event (as_mapped) the
+ * memory is as the kernel mapped the files, each checked at this stop (objects.c's
+ * same_file), and nothing has run: its bytes are the plans' originals and are not
+ * read back either (reading them faulted the pages in for the tracer: 12 us of a
+ * /bin/true image's 250 on the VM of docs/benchmarks.md). */
 struct batch_of {
 	const struct object *only;
 	bool predicted;
+	bool as_mapped;
 };
 
 /* Builds every site planned but not patched in t's memory (of `of`), which t has to
@@ -199,7 +204,7 @@ static void build_planned(struct thread *t, struct addr_space *as, uint64_t avoi
 		if (as->patches[i].state == PATCH_PLANNED && (!of.only || as->patches[i].object == of.only))
 			list[n++] = &as->patches[i];
 	qsort(list, n, sizeof(*list), by_start);
-	if (!of.predicted)
+	if (!of.predicted && !of.as_mapped)
 		n = keep_unchanged(t->tid, list, n, now);
 	stubs.first = jumps.first = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -254,7 +259,7 @@ void known_sites_write_planned(struct thread *t, struct addr_space *as, uint64_t
 void known_sites_build_for(struct thread *t, struct addr_space *as, bool (*put)(void *, const struct byte_run *),
 			   void *ctx)
 {
-	build_planned(t, as, 0, &(struct sink){ put, ctx }, (struct batch_of){ 0 });
+	build_planned(t, as, 0, &(struct sink){ put, ctx }, (struct batch_of){ .as_mapped = true });
 }
 
 void known_sites_build_predicted(struct thread *t, struct addr_space *as, const struct layout_entry *where,
@@ -264,7 +269,7 @@ void known_sites_build_predicted(struct thread *t, struct addr_space *as, const 
 
 	objects_for_each_known_predicted(where->o, anchor + (uint64_t)where->start, anchor + (uint64_t)where->end,
 					 where->file_offset, &(struct known_visit){ wants, add_known, &into, NULL });
-	build_planned(t, as, 0, &(struct sink){ put, ctx }, (struct batch_of){ where->o, true });
+	build_planned(t, as, 0, &(struct sink){ put, ctx }, (struct batch_of){ .only = where->o, .predicted = true });
 }
 
 size_t known_sites_plan_at(struct thread *t, uint64_t addr)

@@ -24,7 +24,8 @@ size_t known_sites_plan_at(struct thread *t, uint64_t addr);
 /* Writes every site planned and not yet patched in the memory t has to itself, but
  * one whose bytes hold avoid (t's rip; 0 for none). */
 void known_sites_write_planned(struct thread *t, struct addr_space *as, uint64_t avoid);
-/* The same, for a memory that will write the bytes itself (tracer/early.c): each run
+/* The same, at t's exec event, for a memory that will write the bytes itself
+ * (tracer/early.c), whose bytes are the mapped files' (not read back): each run
  * of bytes goes to put (false: it could not take it, and the patches whose bytes it
  * held are not written); the others are marked written as if they were. */
 void known_sites_build_for(struct thread *t, struct addr_space *as, bool (*put)(void *, const struct byte_run *),
