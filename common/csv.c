@@ -12,30 +12,46 @@ static void separate(struct csv_writer *w)
 		putc_unlocked(',', w->file);
 }
 
-void csv_str(struct csv_writer *w, const char *s)
+static bool needs_quotes(const char *s)
 {
-	separate(w);
-	if (!s)
-		return;
-	if (s[strcspn(s, ",\"\r\n")] == '\0') {
+	return s[strcspn(s, ",\"\r\n")] != '\0';
+}
+
+/* s, its quotes doubled when the field is quoted */
+static void put_text(struct csv_writer *w, const char *s, bool quoted)
+{
+	if (!quoted) {
 		fputs_unlocked(s, w->file);
 		return;
 	}
-	putc_unlocked('"', w->file);
 	for (; *s; s++) {
 		if (*s == '"')
 			putc_unlocked('"', w->file);
 		putc_unlocked(*s, w->file);
 	}
-	putc_unlocked('"', w->file);
 }
 
-/* v in decimal, or in hex after "0x": the digits built from the end of one buffer
- * (a division by a constant, not by a variable base) and written with one call. */
-static void put_number(struct csv_writer *w, uint64_t v, bool hex)
+void csv_str(struct csv_writer *w, const char *s)
 {
-	char text[24];
-	size_t n = sizeof(text);
+	bool quoted;
+
+	separate(w);
+	if (!s)
+		return;
+	quoted = needs_quotes(s);
+	if (quoted)
+		putc_unlocked('"', w->file);
+	put_text(w, s, quoted);
+	if (quoted)
+		putc_unlocked('"', w->file);
+}
+
+/* v in decimal, or in hex after "0x", at the end of text: where it begins. The
+ * digits are built from the end (a division by a constant, not by a variable
+ * base), to be written with one call. */
+static size_t format_number(char text[24], uint64_t v, bool hex)
+{
+	size_t n = 24;
 
 	if (hex) {
 		do
@@ -48,6 +64,14 @@ static void put_number(struct csv_writer *w, uint64_t v, bool hex)
 			text[--n] = (char)('0' + v % 10);
 		while ((v /= 10) > 0);
 	}
+	return n;
+}
+
+static void put_number(struct csv_writer *w, uint64_t v, bool hex)
+{
+	char text[24];
+	size_t n = format_number(text, v, hex);
+
 	separate(w);
 	fwrite_unlocked(text + n, 1, sizeof(text) - n, w->file);
 }
@@ -60,6 +84,22 @@ void csv_u64(struct csv_writer *w, uint64_t v)
 void csv_hex(struct csv_writer *w, uint64_t v)
 {
 	put_number(w, v, true);
+}
+
+void csv_str_plus_hex(struct csv_writer *w, const char *s, uint64_t v)
+{
+	char text[24];
+	size_t n = format_number(text, v, true);
+	bool quoted = needs_quotes(s);
+
+	separate(w);
+	if (quoted)
+		putc_unlocked('"', w->file);
+	put_text(w, s, quoted);
+	putc_unlocked('+', w->file);
+	fwrite_unlocked(text + n, 1, sizeof(text) - n, w->file);
+	if (quoted)
+		putc_unlocked('"', w->file);
 }
 
 void csv_empty(struct csv_writer *w)

@@ -14,6 +14,9 @@ struct csv_writer {
 void csv_str(struct csv_writer *w, const char *s);
 void csv_u64(struct csv_writer *w, uint64_t v);
 void csv_hex(struct csv_writer *w, uint64_t v);
+/* One field, s+0xV (a symbol and an offset), without snprintf's cost at each site
+ * of each image. */
+void csv_str_plus_hex(struct csv_writer *w, const char *s, uint64_t v);
 void csv_empty(struct csv_writer *w);
 void csv_end_row(struct csv_writer *w);
 /* A whole header row from a NULL-terminated list. */

@@ -285,7 +285,8 @@ static void write_optional(struct csv_writer *w, bool known, uint64_t v)
 		csv_empty(w);
 }
 
-static void write_process_row(struct csv_writer *w, const struct image_record *img, const struct totals *t)
+static void write_process_row(struct csv_writer *w, const struct image_record *img, const struct totals *t,
+			      uint64_t errors)
 {
 	csv_u64(w, (uint64_t)img->pid);
 	csv_u64(w, img->image);
@@ -324,7 +325,7 @@ static void write_process_row(struct csv_writer *w, const struct image_record *i
 	csv_u64(w, img->patch_ns);
 	csv_u64(w, img->known_unused);
 	csv_u64(w, img->known_missed);
-	csv_u64(w, image_errors(img));
+	csv_u64(w, errors);
 	csv_end_row(w);
 }
 
@@ -400,12 +401,10 @@ static void write_site_rows(struct csv_writer *w, const struct image_record *img
 		csv_u64(w, img->image);
 		csv_str(w, s->object ? s->object : "");
 		csv_hex(w, s->offset);
-		if (s->symbol) {
-			snprintf(buf, sizeof(buf), "%s+0x%lx", s->symbol, (unsigned long)s->symbol_offset);
-			csv_str(w, buf);
-		} else {
+		if (s->symbol)
+			csv_str_plus_hex(w, s->symbol, s->symbol_offset);
+		else
 			csv_empty(w);
-		}
 		csv_str(w, s->syscall == SITE_SYSCALL_VARIES ? "?" : syscall_index_name(s->syscall, buf, sizeof(buf)));
 		write_site_state(w, s);
 		csv_u64(w, s->ptraced);
@@ -430,10 +429,12 @@ static void write_site_rows(struct csv_writer *w, const struct image_record *img
 
 void output_dir_image(struct output_dir *d, const struct image_record *img)
 {
-	write_process_row(&d->csv[OUTPUT_PROCESSES], img, &d->totals);
+	uint64_t errors = image_errors(img);
+
+	write_process_row(&d->csv[OUTPUT_PROCESSES], img, &d->totals, errors);
 	write_syscall_rows(&d->csv[OUTPUT_SYSCALLS], img, d->syscalls);
 	write_site_rows(&d->csv[OUTPUT_SITES], img, &d->totals);
-	totals_add_image(&d->totals, img);
+	totals_add_image(&d->totals, img, errors);
 	d->syscalls_timed |= img->time_ns != NULL;
 }
 

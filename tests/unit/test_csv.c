@@ -55,6 +55,23 @@ START_TEST(fields_with_separators_are_quoted)
 }
 END_TEST
 
+static void symbol_fields(struct csv_writer *w)
+{
+	csv_str_plus_hex(w, "pthread_sigmask@@GLIBC_2.32", 0x42);
+	csv_str_plus_hex(w, "f", 0);
+	csv_str_plus_hex(w, "operator,\"x\"", 0xffffffffffffffffULL);
+	csv_end_row(w);
+}
+
+START_TEST(symbol_plus_offset_is_one_field)
+{
+	char *row = row_of(symbol_fields);
+
+	ck_assert_str_eq(row, "pthread_sigmask@@GLIBC_2.32+0x42,f+0x0,\"operator,\"\"x\"\"+0xffffffffffffffff\"\n");
+	free(row);
+}
+END_TEST
+
 static void header_then_row(struct csv_writer *w)
 {
 	csv_header(w, (const char *const[]){ "pid", "exe", NULL });
@@ -75,5 +92,6 @@ END_TEST
 Suite *csv_suite(void)
 {
 	return single_case_suite("csv", (const TTest *const[]){
-		plain_fields_are_not_quoted, fields_with_separators_are_quoted, header_resets_columns, NULL });
+		plain_fields_are_not_quoted, fields_with_separators_are_quoted, symbol_plus_offset_is_one_field,
+		header_resets_columns, NULL });
 }
