@@ -29,7 +29,10 @@ struct object {
 	enum { SCAN_NOT_YET, SCAN_DONE, SCAN_FAILED } scanned;
 	struct patch_plan *known;  /* sites patched in some process, in ELF addresses */
 	uint64_t *known_since;     /* and when each was learned (objects_learn's stamp) */
-	size_t nknown, cap_known, cap_since;
+	/* and what sites.csv names it by, looked up at its first image (the same in
+	 * each: its file offset is the same), not again at each exec */
+	struct known_name { bool looked_up; uint64_t offset; const char *symbol; uint64_t symbol_offset; } *known_names;
+	size_t nknown, cap_known, cap_since, cap_names;
 	struct refusal { uint64_t vaddr; const char *reason; } *refused; /* and those refused */
 	size_t nrefused, cap_refused;
 	bool swept_for_prepatch;
@@ -357,6 +360,8 @@ uint32_t objects_learn(const struct code_object *code, const struct patch_plan *
 	o->known = grow_array(o->known, &o->cap_known, o->nknown, sizeof(*o->known));
 	o->known_since = grow_array(o->known_since, &o->cap_since, o->nknown, sizeof(*o->known_since));
 	o->known_since[o->nknown] = stamp;
+	o->known_names = grow_array(o->known_names, &o->cap_names, o->nknown, sizeof(*o->known_names));
+	o->known_names[o->nknown].looked_up = false;
 	k = &o->known[o->nknown];
 	*k = *plan;
 	shift_plan(k, -code->bias);
@@ -398,6 +403,20 @@ const char *objects_refusal(const struct code_object *code, uint64_t addr)
 	return NULL;
 }
 
+/* s, o's known site i, mapped at e: named as resolve_one names it. */
+static void name_known(struct object *o, size_t i, struct site_record *s, const struct map_entry *e)
+{
+	struct known_name *n = &o->known_names[i];
+
+	if (!n->looked_up) {
+		resolve_one(s, e, o);
+		*n = (struct known_name){ true, s->offset, s->symbol, s->symbol_offset };
+	}
+	s->offset = n->offset;
+	s->symbol = n->symbol;
+	s->symbol_offset = n->symbol_offset;
+}
+
 /* The known sites of object o, mapped at e, that lie in e. */
 static void known_in_object(struct object *o, const struct map_entry *e, const struct known_visit *v)
 {
@@ -414,9 +433,8 @@ static void known_in_object(struct object *o, const struct map_entry *e, const s
 		shift_plan(&plan, bias);
 		if (plan.start < e->start || plan.end > e->end)
 			continue;
-		s = (struct site_record){ .addr = plan.site };
-		resolve_one(&s, e, o);
-		s.named = true;
+		s = (struct site_record){ .addr = plan.site, .object = o->path, .named = true };
+		name_known(o, i, &s, e);
 		v->fn(v->arg, &s, &plan, o, (uint32_t)i);
 	}
 }
@@ -691,6 +709,7 @@ void objects_free_all(void)
 			code_scan_free(&o->scan);
 			free(o->known);
 			free(o->known_since);
+			free(o->known_names);
 			free(o->refused);
 			elf_object_free(&o->exported);
 			if (o->image)
