@@ -334,7 +334,7 @@ static void write_syscall_rows(struct csv_writer *w, const struct image_record *
 {
 	char buf[32];
 
-	for (int i = 0; i < SYSCALL_INDEX_COUNT; i++) {
+	for (int i = image_next_used(img, 0); i < SYSCALL_INDEX_COUNT; i = image_next_used(img, i + 1)) {
 		if (!img->calls[i])
 			continue;
 		if (by_index)

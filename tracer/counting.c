@@ -22,6 +22,7 @@ struct site_record *count_ptraced(struct image *img, int idx, uint64_t addr)
 		img->unnamed_sites++;
 	site_note_syscall(s, idx);
 	s->ptraced++;
+	image_record_counts(&img->rec, idx);
 	img->rec.calls[idx]++;
 	img->rec.ptraced_calls[idx]++;
 	img->rec.ptraced++;
@@ -48,8 +49,10 @@ void count_inprocess(struct image *img, const struct site_record *from, uint64_t
 		s->inprocess += calls;
 	}
 	img->rec.inprocess += calls;
-	if (idx >= 0)
+	if (idx >= 0) {
+		image_record_counts(&img->rec, idx);
 		img->rec.calls[idx] += calls;
+	}
 	if (!img->late)
 		img->rec.early += calls;
 }
@@ -58,8 +61,10 @@ void count_errors(struct image *img, struct site_record *s, int idx, uint64_t n)
 {
 	if (s)
 		s->errors += n;
-	if (idx >= 0)
+	if (idx >= 0) {
+		image_record_counts(&img->rec, idx);
 		img->rec.errors[idx] += n;
+	}
 }
 
 void count_result(struct image *img, struct site_record *s, int idx, int64_t ret)

@@ -168,9 +168,14 @@ static void take_counts(struct thread *t, bool again)
 	}
 	/* the sites whose number varies: their calls per number */
 	for (int nr = 0; nr < REGION_NRS; nr++) {
-		img->rec.calls[syscall_index(ABI_X86_64, nr)] += slot->nr_calls[nr];
+		int idx = syscall_index(ABI_X86_64, nr);
+
+		if (!slot->nr_calls[nr] && !(errors && slot->nr_errors[nr]))
+			continue;
+		image_record_counts(&img->rec, idx);
+		img->rec.calls[idx] += slot->nr_calls[nr];
 		if (errors)
-			img->rec.errors[syscall_index(ABI_X86_64, nr)] += slot->nr_errors[nr];
+			img->rec.errors[idx] += slot->nr_errors[nr];
 	}
 	call_times_take_slot(t); /* under --time, after the calls: their sites have records */
 	syscall_log_drain(t); /* under --log, the in-process counts are the log's */

@@ -199,11 +199,33 @@ START_TEST(per_syscall_totals_follow_syscalls_csv)
 }
 END_TEST
 
+/* An image's end walks the indexes counted in, in order, and only them. */
+START_TEST(used_indexes_are_walked_in_order)
+{
+	struct image_record *r = calloc(1, sizeof(*r));
+	const int marked[] = { 0, 59, 63, 64, 1023, 1024, SYSCALL_INDEX_COUNT - 1 };
+	size_t k = 0;
+
+	ck_assert(r);
+	ck_assert_int_eq(image_next_used(r, 0), SYSCALL_INDEX_COUNT);
+	for (size_t i = 0; i < sizeof(marked) / sizeof(marked[0]); i++) {
+		image_record_counts(r, marked[i]);
+		r->errors[marked[i]] = 1;
+	}
+	for (int i = image_next_used(r, 0); i < SYSCALL_INDEX_COUNT; i = image_next_used(r, i + 1))
+		ck_assert_int_eq(i, marked[k++]);
+	ck_assert_uint_eq(k, sizeof(marked) / sizeof(marked[0]));
+	ck_assert_uint_eq(image_errors(r), k);
+	free(r);
+}
+END_TEST
+
 Suite *summary_suite(void)
 {
 	return single_case_suite("summary", (const TTest *const[]){
 		percent_pairs_add_up_to_100, percent_pair_rounds_to_hundredths, totals_sum_rows,
 		printed_summary_has_every_key_and_percentages, printed_summary_ends_with_stops_per_process,
 		summary_csv_has_header_and_rows, costs_are_empty_until_measured,
-		saving_is_the_difference_and_at_least_1, per_syscall_totals_follow_syscalls_csv, NULL });
+		saving_is_the_difference_and_at_least_1, per_syscall_totals_follow_syscalls_csv,
+		used_indexes_are_walked_in_order, NULL });
 }
