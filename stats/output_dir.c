@@ -285,8 +285,7 @@ static void write_optional(struct csv_writer *w, bool known, uint64_t v)
 		csv_empty(w);
 }
 
-static void write_process_row(struct csv_writer *w, const struct image_record *img, const struct totals *t,
-			      uint64_t errors)
+static void write_process_row(struct csv_writer *w, const struct image_record *img, const struct totals *t)
 {
 	csv_u64(w, (uint64_t)img->pid);
 	csv_u64(w, img->image);
@@ -325,7 +324,7 @@ static void write_process_row(struct csv_writer *w, const struct image_record *i
 	csv_u64(w, img->patch_ns);
 	csv_u64(w, img->known_unused);
 	csv_u64(w, img->known_missed);
-	csv_u64(w, errors);
+	csv_u64(w, image_errors(img));
 	csv_end_row(w);
 }
 
@@ -392,7 +391,7 @@ static void write_site_state(struct csv_writer *w, const struct site_record *s)
 
 static void write_site_rows(struct csv_writer *w, const struct image_record *img, const struct totals *t)
 {
-	char buf[512];
+	char buf[32];
 
 	for (size_t i = 0; i < img->nsites; i++) {
 		const struct site_record *s = &img->sites[i];
@@ -429,12 +428,10 @@ static void write_site_rows(struct csv_writer *w, const struct image_record *img
 
 void output_dir_image(struct output_dir *d, const struct image_record *img)
 {
-	uint64_t errors = image_errors(img);
-
-	write_process_row(&d->csv[OUTPUT_PROCESSES], img, &d->totals, errors);
+	write_process_row(&d->csv[OUTPUT_PROCESSES], img, &d->totals);
 	write_syscall_rows(&d->csv[OUTPUT_SYSCALLS], img, d->syscalls);
 	write_site_rows(&d->csv[OUTPUT_SITES], img, &d->totals);
-	totals_add_image(&d->totals, img, errors);
+	totals_add_image(&d->totals, img);
 	d->syscalls_timed |= img->time_ns != NULL;
 }
 

@@ -28,10 +28,10 @@ uint64_t image_sites_in_state(const struct image_record *r, enum site_state stat
 	return n;
 }
 
-void totals_add_image(struct totals *t, const struct image_record *r, uint64_t errors)
+void totals_add_image(struct totals *t, const struct image_record *r)
 {
 	t->syscalls += image_syscalls(r);
-	t->errors += errors;
+	t->errors += image_errors(r);
 	t->syscalls_early += r->early;
 	t->syscalls_ptraced += r->ptraced;
 	t->syscalls_inprocess += r->inprocess;

@@ -32,9 +32,7 @@ struct totals {
 	uint64_t patch_cost_ns, break_even_calls; /* derived when written */
 };
 
-/* errors: image_errors(r), which output_dir.c has summed for the row already (a
- * walk over every syscall index of the image). */
-void totals_add_image(struct totals *t, const struct image_record *r, uint64_t errors);
+void totals_add_image(struct totals *t, const struct image_record *r);
 /* The image's calls of syscall index i added to by_index[i], as its row of
  * syscalls.csv has them. */
 void totals_add_syscall(struct syscall_count *by_index, const struct image_record *r, int i);
