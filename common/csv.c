@@ -12,38 +12,35 @@ static void separate(struct csv_writer *w)
 		putc_unlocked(',', w->file);
 }
 
-static bool needs_quotes(const char *s)
+/* A field of s then tail (tail_len bytes with none of the characters that quote a
+ * field), quoted when s needs it, its quotes doubled. */
+static void put_field(struct csv_writer *w, const char *s, const char *tail, size_t tail_len)
 {
-	return s[strcspn(s, ",\"\r\n")] != '\0';
-}
+	bool quoted = s[strcspn(s, ",\"\r\n")] != '\0';
 
-/* s, its quotes doubled when the field is quoted */
-static void put_text(struct csv_writer *w, const char *s, bool quoted)
-{
+	separate(w);
 	if (!quoted) {
 		fputs_unlocked(s, w->file);
-		return;
+	} else {
+		putc_unlocked('"', w->file);
+		for (; *s; s++) {
+			if (*s == '"')
+				putc_unlocked('"', w->file);
+			putc_unlocked(*s, w->file);
+		}
 	}
-	for (; *s; s++) {
-		if (*s == '"')
-			putc_unlocked('"', w->file);
-		putc_unlocked(*s, w->file);
-	}
+	if (tail_len)
+		fwrite_unlocked(tail, 1, tail_len, w->file);
+	if (quoted)
+		putc_unlocked('"', w->file);
 }
 
 void csv_str(struct csv_writer *w, const char *s)
 {
-	bool quoted;
-
-	separate(w);
-	if (!s)
-		return;
-	quoted = needs_quotes(s);
-	if (quoted)
-		putc_unlocked('"', w->file);
-	put_text(w, s, quoted);
-	if (quoted)
-		putc_unlocked('"', w->file);
+	if (s)
+		put_field(w, s, "", 0);
+	else
+		separate(w);
 }
 
 /* v in decimal, or in hex after "0x", at the end of text: where it begins. The
@@ -90,16 +87,9 @@ void csv_str_plus_hex(struct csv_writer *w, const char *s, uint64_t v)
 {
 	char text[24];
 	size_t n = format_number(text, v, true);
-	bool quoted = needs_quotes(s);
 
-	separate(w);
-	if (quoted)
-		putc_unlocked('"', w->file);
-	put_text(w, s, quoted);
-	putc_unlocked('+', w->file);
-	fwrite_unlocked(text + n, 1, sizeof(text) - n, w->file);
-	if (quoted)
-		putc_unlocked('"', w->file);
+	text[--n] = '+';
+	put_field(w, s, text + n, sizeof(text) - n);
 }
 
 void csv_empty(struct csv_writer *w)
