@@ -28,11 +28,17 @@ struct object {
 	struct code_scan scan;     /* swept when a site in it is first patched */
 	enum { SCAN_NOT_YET, SCAN_DONE, SCAN_FAILED } scanned;
 	struct patch_plan *known;  /* sites patched in some process, in ELF addresses */
-	uint64_t *known_since;     /* and when each was learned (objects_learn's stamp) */
-	/* and what sites.csv names it by, looked up at its first image (the same in
-	 * each: its file offset is the same), not again at each exec */
-	struct known_name { bool looked_up; uint64_t offset; const char *symbol; uint64_t symbol_offset; } *known_names;
-	size_t nknown, cap_known, cap_since, cap_names;
+	/* and of each: when it was learned (objects_learn's stamp), and what sites.csv
+	 * names it by, looked up at its first image (the same in each: its file offset
+	 * is), not again at each exec */
+	struct known_about {
+		uint64_t since;
+		bool named;
+		uint64_t offset;
+		const char *symbol;
+		uint64_t symbol_offset;
+	} *known_about;
+	size_t nknown, cap_known, cap_about;
 	struct refusal { uint64_t vaddr; const char *reason; } *refused; /* and those refused */
 	size_t nrefused, cap_refused;
 	bool swept_for_prepatch;
@@ -358,10 +364,8 @@ uint32_t objects_learn(const struct code_object *code, const struct patch_plan *
 	if (at >= 0)
 		return (uint32_t)at;
 	o->known = grow_array(o->known, &o->cap_known, o->nknown, sizeof(*o->known));
-	o->known_since = grow_array(o->known_since, &o->cap_since, o->nknown, sizeof(*o->known_since));
-	o->known_since[o->nknown] = stamp;
-	o->known_names = grow_array(o->known_names, &o->cap_names, o->nknown, sizeof(*o->known_names));
-	o->known_names[o->nknown].looked_up = false;
+	o->known_about = grow_array(o->known_about, &o->cap_about, o->nknown, sizeof(*o->known_about));
+	o->known_about[o->nknown] = (struct known_about){ .since = stamp };
 	k = &o->known[o->nknown];
 	*k = *plan;
 	shift_plan(k, -code->bias);
@@ -370,7 +374,7 @@ uint32_t objects_learn(const struct code_object *code, const struct patch_plan *
 
 uint64_t objects_known_since(const struct object *o, uint32_t index)
 {
-	return index < o->nknown ? o->known_since[index] : UINT64_MAX;
+	return index < o->nknown ? o->known_about[index].since : UINT64_MAX;
 }
 
 bool objects_known_plan(const struct code_object *code, uint64_t addr, struct patch_plan *plan, uint32_t *index)
@@ -406,11 +410,11 @@ const char *objects_refusal(const struct code_object *code, uint64_t addr)
 /* s, o's known site i, mapped at e: named as resolve_one names it. */
 static void name_known(struct object *o, size_t i, struct site_record *s, const struct map_entry *e)
 {
-	struct known_name *n = &o->known_names[i];
+	struct known_about *n = &o->known_about[i];
 
-	if (!n->looked_up) {
+	if (!n->named) {
 		resolve_one(s, e, o);
-		*n = (struct known_name){ true, s->offset, s->symbol, s->symbol_offset };
+		*n = (struct known_about){ n->since, true, s->offset, s->symbol, s->symbol_offset };
 	}
 	s->offset = n->offset;
 	s->symbol = n->symbol;
@@ -708,8 +712,7 @@ void objects_free_all(void)
 			elf_object_free(&o->elf);
 			code_scan_free(&o->scan);
 			free(o->known);
-			free(o->known_since);
-			free(o->known_names);
+			free(o->known_about);
 			free(o->refused);
 			elf_object_free(&o->exported);
 			if (o->image)
