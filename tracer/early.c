@@ -357,7 +357,8 @@ static void start_setup(struct thread *t, const struct user_regs_struct *regs_at
 	local = (struct iovec){ e->original, e->blob.len };
 	remote = (struct iovec){ (void *)e->at, e->blob.len };
 	regs.rip = e->at;
-	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != (ssize_t)e->blob.len
+	if (!(objects_exec_loader_bytes(&code, e->at, e->original, e->blob.len)
+	      || process_vm_readv(t->tid, &local, 1, &remote, 1, 0) == (ssize_t)e->blob.len)
 	    || !as_write(as, t->tid, e->at, e->blob.bytes, e->blob.len) || ptrace(PTRACE_SETREGS, t->tid, 0, &regs) < 0)
 		goto undo;
 	/* the thread goes: its first stop is the gate's mmap, its last the getpid at

@@ -155,7 +155,8 @@ bool lib_hook_build(struct thread *t, const struct exec_code *code, struct lib_h
 		return false;
 	entry = code->loader_base - loader_vaddr + hook_vaddr;
 	remote = (struct iovec){ (void *)entry, sizeof(original) };
-	remote_read_ranges(t->tid, &local, &remote, 1, &whole);
+	if (!(whole = objects_exec_loader_bytes(code, entry, original, sizeof(original))))
+		remote_read_ranges(t->tid, &local, &remote, 1, &whole);
 	cover = prologue_cover(original, sizeof(original), 5);
 	/* (a loader's site patched there would be torn by the jump and its restoring) */
 	if (!whole || !cover || cover > LIB_HOOK_TRAMPOLINE_MAX - 5 || as_site_overlapping(as, entry, entry + cover))

@@ -552,6 +552,14 @@ bool objects_at_exec(pid_t tid, uint64_t rip, const char *exe_path, struct exec_
 	return c->loader_start != 0;
 }
 
+bool objects_exec_loader_bytes(const struct exec_code *c, uint64_t addr, void *buf, size_t len)
+{
+	uint64_t first;
+
+	return c->loader && objects_vaddr_of_offset(c->loader, 0, &first)
+	       && objects_read_readonly(c->loader, addr - c->loader_base + first, buf, len);
+}
+
 struct object *objects_exe_of(pid_t tid)
 {
 	const struct map_entry *e;
