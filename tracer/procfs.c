@@ -20,20 +20,64 @@ uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* /proc/<tid>/stat descriptors kept from one read to the next: a signal's handler
+ * check and placement's look come back to the same few threads (a shell, make), and
+ * a pread is a third of an open, a read and a close. A descriptor holds its thread,
+ * not the number: once the thread is gone it reads ESRCH, and the number's next
+ * thread gets a descriptor of its own. */
+#define STAT_KEPT 8
+static struct kept_stat {
+	pid_t tid; /* 0: no descriptor */
+	int fd;
+} kept_stat[STAT_KEPT];
+static unsigned kept_stat_next;
+
+/* fd_limit.h's releaser. */
+static bool give_up_kept_stat(void)
+{
+	bool any = false;
+
+	for (int i = 0; i < STAT_KEPT; i++) {
+		if (kept_stat[i].tid) {
+			close(kept_stat[i].fd);
+			kept_stat[i].tid = 0;
+			any = true;
+		}
+	}
+	return any;
+}
+
+static ssize_t read_stat_file(pid_t tid, char *buf, size_t size)
+{
+	struct kept_stat *k = NULL;
+	char path[64];
+	ssize_t n;
+
+	for (int i = 0; i < STAT_KEPT && !k; i++)
+		if (kept_stat[i].tid == tid)
+			k = &kept_stat[i];
+	if (k && (n = pread(k->fd, buf, size, 0)) > 0)
+		return n;
+	if (!k)
+		k = &kept_stat[kept_stat_next++ % STAT_KEPT];
+	if (k->tid)
+		close(k->fd);
+	k->tid = 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	fd_limit_on_short(give_up_kept_stat);
+	if ((k->fd = fd_open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	k->tid = tid;
+	return read(k->fd, buf, size);
+}
+
 /* The fields of /proc/<tid>/stat after the command name (which may hold spaces and
  * parentheses, so they resume after the last ')'), in buf; NULL if gone. */
 static const char *read_stat(pid_t tid, char *buf, size_t size)
 {
-	char path[64];
 	const char *after_comm;
-	ssize_t n;
-	int fd;
+	ssize_t n = read_stat_file(tid, buf, size - 1);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
-	if ((fd = fd_open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return NULL;
-	n = read(fd, buf, size - 1);
-	close(fd);
 	if (n <= 0)
 		return NULL;
 	buf[n] = '\0';
@@ -217,12 +261,27 @@ char *procfs_exe(pid_t pid)
 	return strdup(target);
 }
 
+/* The signals 1 to 31 that tid catches, from /proc/<tid>/stat (its field 34 has no
+ * more: the real-time ones are in status alone); false if gone. */
+static bool stat_sigcatch(pid_t tid, uint64_t *caught)
+{
+	char buf[2048];
+	const char *f = read_stat(tid, buf, sizeof(buf));
+
+	/* from the state (field 3) on, 31 fields to skip */
+	for (int i = 0; f && i < 31; i++)
+		f = (f = strchr(f, ' ')) ? f + 1 : NULL;
+	return f && sscanf(f, "%" SCNu64, caught) == 1;
+}
+
 bool delivery_caught(struct delivery *d)
 {
 	uint64_t caught;
 
 	if (d->caught < 0)
-		d->caught = procfs_status_u64(d->tid, "SigCgt", 16, &caught) && d->sig >= 1 && d->sig <= 64
+		d->caught = d->sig >= 1 && d->sig <= 64
+			    && (d->sig < 32 ? stat_sigcatch(d->tid, &caught)
+					    : procfs_status_u64(d->tid, "SigCgt", 16, &caught))
 			    && (caught >> (d->sig - 1)) & 1;
 	return d->caught;
 }

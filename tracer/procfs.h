@@ -36,7 +36,8 @@ bool procfs_status_read(int fd, struct status_field *fields, size_t n);
 char *procfs_exe(pid_t pid);
 
 /* A signal about to be delivered to tid: whether tid has a handler for it is read
- * from /proc/TID/status once, when first asked (most deliveries never ask). */
+ * from /proc/TID/stat (status for a real-time signal) once, when first asked (most
+ * deliveries never ask). */
 struct delivery {
 	pid_t tid;
 	int sig;

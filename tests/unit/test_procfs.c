@@ -1,6 +1,8 @@
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "procfs.h"
@@ -172,10 +174,51 @@ START_TEST(this_process_status)
 }
 END_TEST
 
+static void on_signal(int sig)
+{
+	(void)sig;
+}
+
+static bool caught(int sig)
+{
+	struct delivery d = { getpid(), sig, -1 };
+
+	return delivery_caught(&d);
+}
+
+/* whether this process catches a signal, read again at each delivery (the kept
+ * descriptor reads the disposition of now), under a name whose ") " would end the
+ * command name early; real-time signals from status */
+START_TEST(this_process_catches)
+{
+	char name[16];
+	int rt = SIGRTMIN + 1;
+
+	ck_assert_int_eq(prctl(PR_GET_NAME, name), 0);
+	ck_assert_int_eq(prctl(PR_SET_NAME, "a) b ) c"), 0);
+	signal(SIGUSR1, on_signal);
+	signal(SIGUSR2, SIG_DFL);
+	signal(rt, on_signal);
+	ck_assert(caught(SIGUSR1));
+	ck_assert(!caught(SIGUSR2));
+	ck_assert(caught(rt));
+	signal(SIGUSR1, SIG_IGN);
+	signal(SIGUSR2, on_signal);
+	signal(rt, SIG_DFL);
+	ck_assert(!caught(SIGUSR1));
+	ck_assert(caught(SIGUSR2));
+	ck_assert(!caught(rt));
+	ck_assert(!caught(0));
+	ck_assert(!caught(65));
+	signal(SIGUSR2, SIG_DFL);
+	ck_assert_int_eq(prctl(PR_SET_NAME, name), 0);
+}
+END_TEST
+
 Suite *procfs_suite(void)
 {
 	return single_case_suite("procfs", (const TTest *const[]){
 		fields_of_a_short_file, fields_after_a_long_groups_line, fields_after_a_line_longer_than_the_buffer,
 		a_line_cut_between_two_reads, a_missing_key_or_a_longer_one_is_not_found, lists_before_and_after_a_long_groups_line,
-		this_process_status, NULL });
+		this_process_status, this_process_catches, NULL });
 }
