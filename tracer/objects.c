@@ -530,6 +530,25 @@ bool objects_vaddr_of_offset(const struct object *o, uint64_t file_offset, uint6
 	return elf_object_vaddr(&o->elf, file_offset, vaddr);
 }
 
+/* o's file, mapped read-only in the tracer (once) when it is mapped at e in tid's
+ * memory; the descriptor (-1: none) for the caller to read more, and close. */
+static int map_image(pid_t tid, const struct map_entry *e, struct object *o)
+{
+	char via[96];
+	struct stat st;
+	const char *path = mapped_file(tid, e, via, sizeof(via), &st);
+	int fd = path ? fd_open(path, O_RDONLY | O_CLOEXEC) : -1;
+	void *image;
+
+	if (fd < 0 || o->image || st.st_size <= 0)
+		return fd;
+	if ((image = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) != MAP_FAILED) {
+		o->image = image;
+		o->image_size = (size_t)st.st_size;
+	}
+	return fd;
+}
+
 bool objects_at_exec(pid_t tid, uint64_t rip, const char *exe_path, struct exec_code *c)
 {
 	const struct map_entry *e;
@@ -542,7 +561,13 @@ bool objects_at_exec(pid_t tid, uint64_t rip, const char *exe_path, struct exec_
 		c->loader_start = e->start;
 		c->loader_end = e->end;
 		c->loader_base = e->start - e->file_offset;
-		c->loader = object_of(tid, e);
+		/* (a loader's file is mapped for objects_exec_loader_bytes: there are few) */
+		if ((c->loader = object_of(tid, e)) && !c->loader->image) {
+			int fd = map_image(tid, e, c->loader);
+
+			if (fd >= 0)
+				close(fd);
+		}
 		if ((e = proc_maps_next(&maps, 0)) && e->start != c->loader_start && e->path[0] == '/') {
 			c->exe_start = e->start;
 			c->exe = object_of(tid, e);
@@ -554,10 +579,13 @@ bool objects_at_exec(pid_t tid, uint64_t rip, const char *exe_path, struct exec_
 
 bool objects_exec_loader_bytes(const struct exec_code *c, uint64_t addr, void *buf, size_t len)
 {
-	uint64_t first;
-
-	return c->loader && objects_vaddr_of_offset(c->loader, 0, &first)
-	       && objects_read_readonly(c->loader, addr - c->loader_base + first, buf, len);
+	/* the loader's code mapping, untouched yet: its file's bytes from the offset
+	 * it maps (to its page's end, past the segment's own bytes) */
+	if (!c->loader || !c->loader->image || addr < c->loader_start || addr > c->loader_end
+	    || len > c->loader_end - addr || addr - c->loader_base + len > c->loader->image_size)
+		return false;
+	memcpy(buf, (const char *)c->loader->image + (addr - c->loader_base), len);
+	return true;
 }
 
 struct object *objects_exe_of(pid_t tid)
@@ -613,20 +641,12 @@ void objects_for_each_new_syscall(pid_t tid, objects_syscall_fn *fn, void *arg)
 /* For --libc-calls: o's exported functions, and its file mapped for the walks. */
 static void read_exported(pid_t tid, const struct map_entry *e, struct object *o)
 {
-	char via[96];
-	struct stat st;
-	const char *path = mapped_file(tid, e, via, sizeof(via), &st);
-	int fd = path ? fd_open(path, O_RDONLY | O_CLOEXEC) : -1;
+	int fd = map_image(tid, e, o);
 
 	o->exported_read = true;
 	if (fd < 0)
 		return;
 	elf_object_load_exported(&o->exported, fd);
-	o->image = st.st_size > 0 ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-	if (o->image == MAP_FAILED)
-		o->image = NULL;
-	else
-		o->image_size = (size_t)st.st_size;
 	close(fd);
 }
 

@@ -83,8 +83,8 @@ struct exec_code {
 bool objects_at_exec(pid_t tid, uint64_t rip, const char *exe_path, struct exec_code *c);
 /* At that exec event: len bytes of the loader's code at addr as the exec mapped them,
  * from the tracer's own mapping of its file (checked at this stop: no page of the
- * process faulted in for a read); false if they do not all lie in a read-only
- * segment of it (read the process then). */
+ * process faulted in for a read); false if they do not all lie in its code mapping
+ * and its file (read the process then). */
 bool objects_exec_loader_bytes(const struct exec_code *c, uint64_t addr, void *buf, size_t len);
 /* The executable's object: the one of the lowest executable mapping; NULL if none. */
 struct object *objects_exe_of(pid_t tid);
