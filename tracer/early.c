@@ -321,8 +321,10 @@ static void start_setup(struct thread *t, const struct user_regs_struct *regs_at
 	struct exec_setup *e;
 	struct iovec local, remote;
 	struct exec_code code;
+	bool has_loader = objects_at_exec(t->tid, regs.rip, procfs_exe, &code);
 
-	if (!objects_at_exec(t->tid, regs.rip, t->img->rec.exe, &code))
+	t->img->rec.exe = code.exe_path; /* (image_new had none: events.c) */
+	if (!has_loader)
 		return;
 	as->loader_start = code.loader_start;
 	as->loader_end = code.loader_end;

@@ -20,7 +20,8 @@
 #include "tasks.h"
 
 /* At t's exec event, t the only thread of its new image: the set-up starts when it
- * can be made (t->setup), and t is resumed by the caller either way. */
+ * can be made (t->setup), and t is resumed by the caller either way. The image's
+ * executable path is set when the mappings read for the set-up said it. */
 void early_on_exec(struct thread *t);
 /* At a seccomp stop (raw number nr) of a thread in its set-up: true if it is one of
  * the set-up's own (counted as a stop, the call not the program's), false if not. */

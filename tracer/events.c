@@ -481,7 +481,7 @@ static void on_exec_event(struct thread *t)
 	t->recheck_return = 0; /* the new program's registers */
 	t->handler_frames = 0; /* and no handler of the old one's */
 	t->sigreturn_armed = false;
-	img = image_new(tgid, old->rec.image + 1, old->rec.ppid, procfs_exe(tgid));
+	img = image_new(tgid, old->rec.image + 1, old->rec.ppid, NULL); /* its path: early_on_exec */
 	img->own_filter = old->own_filter; /* the kernel keeps filters across exec */
 	library_image_starts(img, NULL, false);
 	img->rec.started_by_exec = true;
@@ -521,6 +521,8 @@ static void on_exec_event(struct thread *t)
 	image_end(old, IMAGE_EXECED, 0);
 	proc_maps_forget(tgid); /* its mappings are the new memory's */
 	early_on_exec(t);
+	if (!img->rec.exe)
+		img->rec.exe = procfs_exe(tgid);
 	resume(t->tid, PTRACE_CONT, 0); /* counted: its exit stop is not needed */
 }
 

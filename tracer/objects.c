@@ -549,28 +549,37 @@ static int map_image(pid_t tid, const struct map_entry *e, struct object *o)
 	return fd;
 }
 
-bool objects_at_exec(pid_t tid, uint64_t rip, const char *exe_path, struct exec_code *c)
+bool objects_at_exec(pid_t tid, uint64_t rip, char *(*exe_path)(pid_t), struct exec_code *c)
 {
-	const struct map_entry *e;
+	const struct map_entry *e, *low;
+	struct map_entry at_rip;
 
 	*c = (struct exec_code){ 0 };
 	if (!objects_begin(tid))
 		return false;
-	e = proc_maps_find(&maps, rip);
-	if (e && e->path[0] == '/' && (!exe_path || strcmp(e->path, exe_path) != 0)) {
-		c->loader_start = e->start;
-		c->loader_end = e->end;
-		c->loader_base = e->start - e->file_offset;
+	if ((e = proc_maps_find(&maps, rip)) && e->path[0] == '/') {
+		at_rip = *e;
+		/* (a path longer than an entry holds is refused by the query, cut short by
+		 * the text: readlink's then) */
+		if ((low = proc_maps_next(&maps, 0)) && low->path[0] == '/' && strcmp(low->path, at_rip.path) != 0
+		    && strlen(low->path) < sizeof(low->path) - 1) {
+			c->exe_start = low->start;
+			c->exe = object_of(tid, low);
+			if (!(c->exe_path = strdup(low->path)))
+				abort();
+		} else if ((c->exe_path = exe_path(tid)) && strcmp(c->exe_path, at_rip.path) == 0) {
+			objects_end();
+			return false;
+		}
+		c->loader_start = at_rip.start;
+		c->loader_end = at_rip.end;
+		c->loader_base = at_rip.start - at_rip.file_offset;
 		/* (a loader's file is mapped for objects_exec_loader_bytes: there are few) */
-		if ((c->loader = object_of(tid, e)) && !c->loader->image) {
-			int fd = map_image(tid, e, c->loader);
+		if ((c->loader = object_of(tid, &at_rip)) && !c->loader->image) {
+			int fd = map_image(tid, &at_rip, c->loader);
 
 			if (fd >= 0)
 				close(fd);
-		}
-		if ((e = proc_maps_next(&maps, 0)) && e->start != c->loader_start && e->path[0] == '/') {
-			c->exe_start = e->start;
-			c->exe = object_of(tid, e);
 		}
 	}
 	objects_end();

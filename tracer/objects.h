@@ -74,13 +74,19 @@ void objects_for_each_known_predicted(struct object *o, uint64_t start, uint64_t
 				      const struct known_visit *v);
 /* At an exec event (rip: the image's first instruction): the loader's code, the
  * executable mapping at rip unless it is the executable itself (a static program:
- * false), and the executable's object and lowest executable address. */
+ * false), and the executable's object, lowest executable address and path. The
+ * path is the lowest executable mapping's when another file's code is at rip (at
+ * an exec event nothing but the executable and its loader is mapped); else (a
+ * static program, a loader run as the program, a loader mapped below the
+ * executable) exe_path(tid) says it (a readlink: the new process's /proc/PID/exe
+ * entry, made for this one read, was 15 us of a libiberty image). */
 struct exec_code {
 	uint64_t loader_start, loader_end, exe_start;
 	uint64_t loader_base;  /* where its file's first byte is mapped: its lowest mapping */
 	struct object *exe, *loader;
+	char *exe_path;        /* malloc'd, the caller's to free; NULL: not known */
 };
-bool objects_at_exec(pid_t tid, uint64_t rip, const char *exe_path, struct exec_code *c);
+bool objects_at_exec(pid_t tid, uint64_t rip, char *(*exe_path)(pid_t), struct exec_code *c);
 /* At that exec event: len bytes of the loader's code at addr as the exec mapped them,
  * from the tracer's own mapping of its file (checked at this stop: no page of the
  * process faulted in for a read); false if they do not all lie in its code mapping

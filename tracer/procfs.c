@@ -265,13 +265,16 @@ char *procfs_exe(pid_t pid)
  * more: the real-time ones are in status alone); false if gone. */
 static bool stat_sigcatch(pid_t tid, uint64_t *caught)
 {
-	char buf[2048];
+	char buf[2048], *end;
 	const char *f = read_stat(tid, buf, sizeof(buf));
 
 	/* from the state (field 3) on, 31 fields to skip */
 	for (int i = 0; f && i < 31; i++)
 		f = (f = strchr(f, ' ')) ? f + 1 : NULL;
-	return f && sscanf(f, "%" SCNu64, caught) == 1;
+	if (!f)
+		return false;
+	*caught = strtoull(f, &end, 10);
+	return end != f;
 }
 
 bool delivery_caught(struct delivery *d)
