@@ -67,8 +67,10 @@ bool proc_maps_open(struct proc_maps *m, pid_t tid)
 		fd_limit_on_short(give_up_kept);
 		if ((m->fd = fd_open(path, O_RDONLY | O_CLOEXEC)) < 0)
 			return false;
+		/* (a descriptor short, give_up_kept emptied the table: i is no longer its end) */
 		kept = grow_array(kept, &cap_kept, nkept, sizeof(*kept));
-		kept[nkept++] = (struct kept){ tid, m->fd };
+		i = nkept++;
+		kept[i] = (struct kept){ tid, m->fd };
 	}
 	in_use = m->fd = kept[i].fd;
 	return true;
