@@ -74,9 +74,9 @@ $(BUILD)/asan/%.o: %.S
 	@$(CC) $(CPPFLAGS_ALL) -MMD -MP -c -o $@ $<
 
 $(BUILD)/systrace: $(call obj,plain,tracer/main.c $(LIB_SRC) $(GEN_SRC))
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(CFLAGS) -pthread -o $@ $^ $(LIBS)
 $(BUILD)/asan/systrace: $(call obj,asan,tracer/main.c $(LIB_SRC) $(GEN_SRC))
-	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(LIBS)
+	$(CC) $(CFLAGS) $(SANITIZE) -pthread -o $@ $^ $(LIBS)
 
 # The analyses after the run: analyses/ and common/ alone, threads for the converter.
 $(BUILD)/systrace-stats: $(call obj,plain,analyses/main.c $(ANALYSES_SRC) $(COMMON_SRC) $(GEN_SRC))

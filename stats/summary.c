@@ -14,7 +14,7 @@
 	X(patches_written) X(patches_known) X(patch_ns) X(known_unused) X(known_missed) \
 	X(batch_patch_ns) X(miss_ns) X(known_threshold_permille) X(tracer_cpu_per_image_ns) \
 	X(processes_library_ready) X(processes_without_library) \
-	X(wall_ns) X(tracer_cpu_ns) X(tracer_maxrss_kb)
+	X(wall_ns) X(tracer_cpu_ns) X(tracer_maxrss_kb) X(tracer_writer_cpu_ns)
 /* the measured costs: empty when not measured */
 #define COST_FIELDS(X) X(stop_cost_ns) X(inprocess_cost_ns) X(saving_per_call_ns) X(calibration_ns) \
 	X(patch_cost_ns) X(break_even_calls) X(patches_not_amortized)

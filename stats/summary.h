@@ -25,6 +25,7 @@ struct totals {
 	uint64_t tracer_cpu_per_image_ns; /* derived when written */
 	uint64_t processes_library_ready, processes_without_library;
 	uint64_t wall_ns, tracer_cpu_ns, tracer_maxrss_kb;
+	uint64_t tracer_writer_cpu_ns; /* of tracer_cpu_ns, the writer thread's (offload.h) */
 	/* measured on this machine before the command ran (tracer/calibrate.h); empty
 	 * in the files when not (--patch=off, or it failed) */
 	bool costs_known;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "fd_limit.h"
+#include "offload.h"
 #include "grow_array.h"
 #include "remote_read.h"
 
@@ -101,8 +102,7 @@ void as_put(struct addr_space *as)
 {
 	if (!as || --as->refs > 0)
 		return;
-	if (as->mem_fd >= 0)
-		close(as->mem_fd);
+	offload_close(as->mem_fd); /* (maybe the last hold on the process's mm_struct) */
 	as->mem_fd = -1;
 	free_unused(as);
 }

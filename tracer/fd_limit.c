@@ -7,7 +7,7 @@
 
 static struct rlimit inherited;
 static bool raised;
-static bool (*releasers[3])(void);
+static bool (*releasers[4])(void);
 
 void fd_limit_raise(void)
 {

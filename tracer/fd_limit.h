@@ -15,8 +15,8 @@ void fd_limit_raise(void);
 /* In the command's child, before execve: the inherited soft limit. */
 void fd_limit_restore_inherited(void);
 /* What gives descriptors back when the tracer has none left: true if it closed any
- * (objects.c's pins, proc_maps.c's kept mappings, procfs.c's stat files; each
- * registered once, when it first holds one). */
+ * (objects.c's pins, proc_maps.c's kept mappings, procfs.c's stat files, the closes
+ * handed to offload.c's writer; each registered once, when it first holds one). */
 void fd_limit_on_short(bool (*release)(void));
 /* After a call failed with errno: if it was for want of descriptors (EMFILE), the
  * releaser is asked for some; true if it gave any back, and the call is worth

@@ -19,6 +19,7 @@
 #include "library.h"
 #include "nested_ptrace.h"
 #include "objects.h"
+#include "offload.h"
 #include "options.h"
 #include "output_dir.h"
 #include "patching.h"
@@ -196,8 +197,8 @@ int main(int argc, char **argv)
 	patching_setup(opt.patch, opt.prepatch);
 	libc_calls_setup(opt.libc_calls);
 	signals_setup();
+	offload_start(&out); /* before placement pins this thread to a CPU */
 	placement_start(); /* after signals_setup: the command gets the inherited SIGALRM */
-	tasks_set_output_dir(&out);
 	/* a thread's waiting log entry before the in-process ones its slot holds */
 	tasks_on_thread_leave(syscall_log_unfinished);
 	tasks_on_thread_leave(nested_thread_leaves);
@@ -220,6 +221,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "systrace: interrupted three times: stopping; processes still running "
 				"are killed and reported as running\n");
 	tasks_flush_all();
+	offload_finish(); /* the totals and the files are this thread's again */
 	history_costs(&out.totals.batch_patch_ns, &out.totals.miss_ns);
 	out.totals.known_threshold_permille = history_threshold_permille();
 	objects_free_all();
@@ -246,6 +248,7 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru);
 	out.totals.wall_ns = monotonic_ns() - start_ns;
 	out.totals.tracer_cpu_ns = tracer_cpu_ns(&ru);
+	out.totals.tracer_writer_cpu_ns = offload_cpu_ns();
 	/* VmHWM, not ru_maxrss: Linux carries the parent's peak across fork and execve
 	 * into that one */
 	procfs_status_u64(getpid(), "VmHWM", 10, &out.totals.tracer_maxrss_kb);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fd_limit.h"
+#include "offload.h"
 #include "grow_array.h"
 
 /* From linux/fs.h (6.11), which these headers predate. */
@@ -35,9 +36,13 @@ static struct kept *kept;
 static size_t nkept, cap_kept;
 static int in_use = -1;
 
-static void drop_kept(size_t i)
+/* now: for want of descriptors; else by the writer (offload.h) */
+static void drop_kept(size_t i, bool now)
 {
-	close(kept[i].fd);
+	if (now)
+		close(kept[i].fd);
+	else
+		offload_close(kept[i].fd);
 	kept[i] = kept[--nkept];
 }
 
@@ -48,7 +53,7 @@ static bool give_up_kept(void)
 
 	for (size_t i = nkept; i-- > 0;)
 		if (kept[i].fd != in_use)
-			drop_kept(i);
+			drop_kept(i, true);
 	return nkept < had;
 }
 
@@ -80,7 +85,7 @@ void proc_maps_forget(pid_t tid)
 {
 	for (size_t i = 0; i < nkept; i++) {
 		if (kept[i].tid == tid) {
-			drop_kept(i);
+			drop_kept(i, false);
 			return;
 		}
 	}

@@ -6,6 +6,7 @@
 
 #include "cpu_times.h"
 #include "objects.h"
+#include "offload.h"
 #include "proc_maps.h"
 #include "procfs.h"
 #include "remote_read.h"
@@ -16,7 +17,6 @@
 static struct thread *threads[THREAD_BUCKETS];
 static struct thread *live_first, *live_last;
 static struct image *unwritten;
-static struct output_dir *output;
 
 #define MAX_HOOKS 4
 static thread_hook *thread_leave_hooks[MAX_HOOKS];
@@ -104,6 +104,18 @@ void thread_attach(struct thread *t, struct image *img)
 	img->live_threads++;
 }
 
+/* What the writer frees once it wrote img's rows (offload.h). */
+static void free_image(void *arg)
+{
+	struct image *img = arg;
+
+	site_table_free(&img->sites);
+	free((char *)img->rec.exe);
+	free(img->rec.time_ns); /* --time: its sums (call_times.c), in one block */
+	free(img->times);
+	free(img);
+}
+
 static void image_write(struct image *img)
 {
 	if (img->unnamed_sites)
@@ -114,8 +126,6 @@ static void image_write(struct image *img)
 		image_complete_hooks[i](img);
 	img->rec.sites = img->sites.sites;
 	img->rec.nsites = img->sites.n;
-	if (!img->hidden)
-		output_dir_image(output, &img->rec);
 	if (img->prev)
 		img->prev->next = img->next;
 	else
@@ -124,11 +134,7 @@ static void image_write(struct image *img)
 		img->next->prev = img->prev;
 	perf_counters_close(&img->perf);
 	as_put(img->as);
-	site_table_free(&img->sites);
-	free((char *)img->rec.exe);
-	free(img->rec.time_ns); /* --time: its sums (call_times.c), in one block */
-	free(img->times);
-	free(img);
+	offload_image(img->hidden ? NULL : &img->rec, free_image, img);
 }
 
 void tasks_for_each_thread(void (*fn)(struct thread *, void *), void *arg)
@@ -313,11 +319,6 @@ void image_name_sites(struct image *img, pid_t tid, struct site_record *extra)
 	free(remote);
 	free(code);
 	free(whole);
-}
-
-void tasks_set_output_dir(struct output_dir *d)
-{
-	output = d;
 }
 
 void tasks_flush_all(void)

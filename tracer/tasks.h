@@ -191,9 +191,8 @@ void tasks_on_image_complete(image_hook *fn);
  * child or its parent, counts as another). */
 bool thread_alone_in_memory(const struct thread *t);
 
-/* Where ended images are written. */
-void tasks_set_output_dir(struct output_dir *d);
-/* Ends every image still alive as running and writes them all out. */
+/* Ends every image still alive as running and hands them all to the writer
+ * (offload.h). */
 void tasks_flush_all(void);
 
 #endif

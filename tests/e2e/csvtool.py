@@ -78,7 +78,7 @@ SUMMARY_KEYS = [
     "sites", "sites_patched", "sites_unpatchable", "ptrace_stops", "ptrace_stops_lifecycle",
     "ptrace_stops_early", "ptrace_stops_late", "syscalls_restarted", "patches_written", "patches_known",
     "patch_ns", "known_unused", "known_missed", "batch_patch_ns", "miss_ns", "known_threshold_permille",
-    "tracer_cpu_per_image_ns", "wall_ns", "tracer_cpu_ns", "tracer_maxrss_kb",
+    "tracer_cpu_per_image_ns", "wall_ns", "tracer_cpu_ns", "tracer_maxrss_kb", "tracer_writer_cpu_ns",
 ]
 # what systrace measured of a stop and of an in-process call before the command ran:
 # empty when it did not (--patch=off, or the measurement failed)
@@ -691,6 +691,9 @@ def check_known_choice(summary, procs, sites, problems):
         problems.append(f"summary known_threshold_permille={summary['known_threshold_permille']} but P/M = "
                         f"1000 x {p} / {m}, within 10..1000, is {want}")
     n = summary["processes"]
+    if summary["tracer_writer_cpu_ns"] > summary["tracer_cpu_ns"]:
+        problems.append(f"summary tracer_writer_cpu_ns={summary['tracer_writer_cpu_ns']} is more than all the tracer's, "
+                        f"tracer_cpu_ns={summary['tracer_cpu_ns']}")
     if summary["tracer_cpu_per_image_ns"] != (summary["tracer_cpu_ns"] // n if n else 0):
         problems.append(f"summary tracer_cpu_per_image_ns={summary['tracer_cpu_per_image_ns']} but tracer_cpu_ns / "
                         f"processes = {summary['tracer_cpu_ns']} / {n}")
@@ -1139,7 +1142,8 @@ def check_perfstats(d, stderr_file):
     for k in SUMMARY_KEYS:
         if k not in printed:
             problems.append(f"--show-perf-stats: no '{k}: value' line on stderr")
-        elif k not in ("wall_ns", "tracer_cpu_ns", "tracer_cpu_per_image_ns", "tracer_maxrss_kb") and printed[k] != summary[k]:
+        elif k not in ("wall_ns", "tracer_cpu_ns", "tracer_cpu_per_image_ns", "tracer_maxrss_kb",
+                       "tracer_writer_cpu_ns") and printed[k] != summary[k]:
             problems.append(f"--show-perf-stats: {k}: {printed[k]} but summary.csv says {summary[k]}")
     for k in COST_KEYS + AMORTIZATION_KEYS:
         if k not in printed:

@@ -1,0 +1,161 @@
+#include "offload.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fd_limit.h"
+
+/* The writer is woken when this many jobs wait (a wake is a futex call: once per
+ * image it would cost the serving thread most of what it hands over), and the
+ * serving thread waits for room past the most that may wait (an image is some
+ * 80 KB: the memory that follows the live images stays bounded). */
+#define WAKE_AT 16
+#define MAX_WAITING 128
+
+struct job {
+	const struct image_record *rec;
+	void (*done)(void *);
+	void *arg;
+	int fd; /* >= 0: a close */
+	struct job *next;
+};
+
+static struct output_dir *out;
+static pthread_t writer;
+static bool running, finishing;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t work = PTHREAD_COND_INITIALIZER, room = PTHREAD_COND_INITIALIZER;
+static struct job *first, *last;
+static unsigned waiting;
+static uint64_t writer_cpu_ns;
+
+static void run(const struct job *j)
+{
+	if (j->fd >= 0) {
+		close(j->fd);
+		return;
+	}
+	if (j->rec && out)
+		output_dir_image(out, j->rec);
+	j->done(j->arg);
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void *writer_main(void *unused)
+{
+	(void)unused;
+	pthread_mutex_lock(&lock);
+	for (;;) {
+		struct job *j;
+
+		while (!first && !finishing)
+			pthread_cond_wait(&work, &lock);
+		if (!(j = first))
+			break;
+		first = j->next;
+		if (!first)
+			last = NULL;
+		pthread_mutex_unlock(&lock);
+		run(j);
+		free(j);
+		pthread_mutex_lock(&lock);
+		waiting--; /* (done: offload_drain waits for the closes themselves) */
+		pthread_cond_broadcast(&room);
+	}
+	pthread_mutex_unlock(&lock);
+	writer_cpu_ns = thread_cpu_ns();
+	return NULL;
+}
+
+void offload_start(struct output_dir *d)
+{
+	sigset_t all, before;
+
+	out = d;
+	/* the tracer's signals (a forwarded SIGINT, placement's SIGALRM, SIGCHLD) are
+	 * its serving thread's: they interrupt its waitpid */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &before);
+	running = pthread_create(&writer, NULL, writer_main, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &before, NULL);
+}
+
+static void put(struct job j)
+{
+	struct job *n;
+
+	if (!running) {
+		run(&j);
+		return;
+	}
+	if (!(n = malloc(sizeof(*n))))
+		abort();
+	*n = j;
+	n->next = NULL;
+	pthread_mutex_lock(&lock);
+	while (waiting >= MAX_WAITING)
+		pthread_cond_wait(&room, &lock);
+	if (last)
+		last->next = n;
+	else
+		first = n;
+	last = n;
+	if (++waiting >= WAKE_AT)
+		pthread_cond_signal(&work);
+	pthread_mutex_unlock(&lock);
+}
+
+void offload_image(const struct image_record *rec, void (*done)(void *), void *arg)
+{
+	put((struct job){ .rec = rec, .done = done, .arg = arg, .fd = -1 });
+}
+
+/* fd_limit.h's releaser: the closes handed over, made now. */
+static bool offload_drain(void)
+{
+	bool any;
+
+	pthread_mutex_lock(&lock);
+	if ((any = waiting > 0))
+		pthread_cond_signal(&work);
+	while (waiting)
+		pthread_cond_wait(&room, &lock);
+	pthread_mutex_unlock(&lock);
+	return any;
+}
+
+void offload_close(int fd)
+{
+	if (fd < 0)
+		return;
+	if (running)
+		fd_limit_on_short(offload_drain);
+	put((struct job){ .fd = fd });
+}
+
+void offload_finish(void)
+{
+	if (!running)
+		return;
+	pthread_mutex_lock(&lock);
+	finishing = true;
+	pthread_cond_signal(&work);
+	pthread_mutex_unlock(&lock);
+	pthread_join(writer, NULL);
+	running = false;
+}
+
+uint64_t offload_cpu_ns(void)
+{
+	return writer_cpu_ns;
+}
