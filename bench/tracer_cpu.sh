@@ -4,7 +4,9 @@
 # (bench/floor_tracer.c: a tracer told of each fork, exec, exit and signal that only
 # resumes, the floor of any ptrace tracer here), or the path of a systrace build (its
 # default mode). Per run: the wall time and, for the tracers, the tracer's CPU per
-# process image and the stops (summary.csv, or floor_tracer's file); then the
+# process image, that of its thread that serves the stops (all of it but
+# tracer_writer_cpu_ns: tracer/offload.h; all of it for a build before that) and the
+# stops (summary.csv, or floor_tracer's file); then the
 # medians per workload and arm. Quicker than bench/run.sh (no strace arm), for
 # comparing builds of the tracer on what costs it per image; the arms' order turns
 # each round.
@@ -51,18 +53,19 @@ one_run() {
     fi
     wall_ms=$((($(date +%s%N) - start) / 1000000))
     if [ "$3" = native ]; then
-        echo "$1 $2 $3 $wall_ms - - -"
+        echo "$1 $2 $3 $wall_ms - - - -"
     elif [ "$3" = floor ]; then
         awk -v r="$1" -v w="$2" -v ms="$wall_ms" '{v[$1] = $2}
-             END{printf "%s %s floor %s %.0f %d %d\n", r, w, ms, v["tracer_cpu_ns"] / v["images"] / 1000, v["stops"], v["images"]}' "$work/out"
+             END{c = v["tracer_cpu_ns"] / v["images"] / 1000
+                 printf "%s %s floor %s %.0f %d %d %.0f\n", r, w, ms, c, v["stops"], v["images"], c}' "$work/out"
     else
         awk -F, -v r="$1" -v w="$2" -v a="$3" -v ms="$wall_ms" \
-            '/^tracer_cpu_ns,/{c=$2} /^processes,/{p=$2} /^ptrace_stops,/{s=$2}
-             END{printf "%s %s %s %s %.0f %d %d\n", r, w, a, ms, c / p / 1000, s, p}' "$work/out/summary.csv"
+            '/^tracer_cpu_ns,/{c=$2} /^processes,/{p=$2} /^ptrace_stops,/{s=$2} /^tracer_writer_cpu_ns,/{wr=$2}
+             END{printf "%s %s %s %s %.0f %d %d %.0f\n", r, w, a, ms, c / p / 1000, s, p, (c - wr) / p / 1000}' "$work/out/summary.csv"
     fi
 }
 
-echo "round workload arm wall_ms tracer_us_per_image stops images" >"$out/runs.txt"
+echo "round workload arm wall_ms tracer_us_per_image stops images serving_us_per_image" >"$out/runs.txt"
 r=0
 while [ "$r" -lt "${ROUNDS:-4}" ]; do
     r=$((r + 1))
@@ -83,14 +86,16 @@ by = collections.defaultdict(list)
 for r in rows:
     by[(r[1], r[2])].append(r)
 native = {w: statistics.median(int(r[3]) for r in rs) for (w, a), rs in by.items() if a == "native"}
-print("| workload | arm | runs | wall s (median) | / native | tracer us per image (median; runs) | stops per image |")
-print("|---|---|---:|---:|---:|---|---:|")
+print("| workload | arm | runs | wall s (median) | / native | tracer us per image (median; runs) | its serving thread's | stops per image |")
+print("|---|---|---:|---:|---:|---|---:|---:|")
 for (w, a), rs in sorted(by.items()):
     wall = statistics.median(int(r[3]) for r in rs)
     ratio = f"{wall / native[w]:.2f}x" if w in native and a != "native" else ""
     cpu = [int(r[4]) for r in rs if r[4] != "-"]
     cpu_s = f"{statistics.median(cpu):.0f} ({', '.join(map(str, cpu))})" if cpu else ""
+    serving = [int(r[7]) for r in rs if r[7] != "-"]
+    serving_s = f"{statistics.median(serving):.0f}" if serving else ""
     stops = [int(r[5]) / int(r[6]) for r in rs if r[5] != "-"]
-    print(f"| {w} | {a} | {len(rs)} | {wall / 1000:.3f} | {ratio} | {cpu_s} | {statistics.median(stops):.2f} |"
-          if stops else f"| {w} | {a} | {len(rs)} | {wall / 1000:.3f} | {ratio} | {cpu_s} | |")
+    print(f"| {w} | {a} | {len(rs)} | {wall / 1000:.3f} | {ratio} | {cpu_s} | {serving_s} | {statistics.median(stops):.2f} |"
+          if stops else f"| {w} | {a} | {len(rs)} | {wall / 1000:.3f} | {ratio} | {cpu_s} | {serving_s} | |")
 PY
