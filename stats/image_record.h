@@ -4,7 +4,9 @@
 #define SYSTRACE_IMAGE_RECORD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "syscall_names.h"
@@ -129,10 +131,39 @@ static inline uint64_t image_syscalls(const struct image_record *r)
 	return r->ptraced + r->inprocess;
 }
 
-/* Index i is counted in: calls, ptraced_calls or errors may be non-zero there. */
+/* Index i is counted in: calls, ptraced_calls and errors hold its counts from now
+ * (zeroed here, at its first count: nothing else zeroes them). */
 static inline void image_record_counts(struct image_record *r, int i)
 {
-	r->used[i / 64] |= 1ull << (i % 64);
+	uint64_t bit = 1ull << (i % 64);
+
+	if (!(r->used[i / 64] & bit)) {
+		r->used[i / 64] |= bit;
+		r->calls[i] = r->ptraced_calls[i] = r->errors[i] = 0;
+	}
+}
+
+/* Whether index i was counted in (its counts are valid). */
+static inline bool image_record_counted(const struct image_record *r, int i)
+{
+	return r->used[i / 64] >> (i % 64) & 1;
+}
+
+_Static_assert(offsetof(struct image_record, ptraced_calls)
+		       == offsetof(struct image_record, calls) + sizeof(((struct image_record *)0)->calls)
+	       && offsetof(struct image_record, errors)
+		       == offsetof(struct image_record, ptraced_calls) + sizeof(((struct image_record *)0)->calls)
+	       && offsetof(struct image_record, time_ns)
+		       == offsetof(struct image_record, errors) + sizeof(((struct image_record *)0)->calls),
+	       "the counter arrays lie together, from calls to time_ns");
+
+/* r zeroed but for its counter arrays (72 KB of an image's 75: an image counts a
+ * few dozen indexes; zeroing them all at each image's start was its costliest
+ * store once the memory came back from the writer thread's CPU, tracer/offload.h). */
+static inline void image_record_clear(struct image_record *r)
+{
+	memset(r, 0, offsetof(struct image_record, calls));
+	memset(&r->time_ns, 0, sizeof(*r) - offsetof(struct image_record, time_ns));
 }
 
 /* The first index from i on that image_record_counts marked; SYSCALL_INDEX_COUNT

@@ -99,7 +99,8 @@ uint64_t count_move_exec(struct image *from, struct image *to, const int *idx, s
 		}
 	}
 	for (size_t k = 0; k < nidx; k++) {
-		if (from->rec.calls[idx[k]] > from->rec.errors[idx[k]] && from->rec.inprocess) {
+		if (image_record_counted(&from->rec, idx[k]) && from->rec.calls[idx[k]] > from->rec.errors[idx[k]]
+		    && from->rec.inprocess) {
 			move_inprocess(from, to, NULL, idx[k]);
 			return 0;
 		}

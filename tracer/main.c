@@ -1,6 +1,7 @@
 /* systrace: runs a command under ptrace and seccomp and counts every syscall of every
  * process it starts; see INTERFACE.md for the contract. */
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +198,10 @@ int main(int argc, char **argv)
 	patching_setup(opt.patch, opt.prepatch);
 	libc_calls_setup(opt.libc_calls);
 	signals_setup();
+	/* the writer frees ended images in batches: with glibc's default the heap's top
+	 * was given back at each, and the next images' memory faulted in again (brk
+	 * and page faults were half of image_new) */
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	offload_start(&out); /* before placement pins this thread to a CPU */
 	placement_start(); /* after signals_setup: the command gets the inherited SIGALRM */
 	/* a thread's waiting log entry before the in-process ones its slot holds */

@@ -1,5 +1,6 @@
 #include "tasks.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -41,6 +42,8 @@ static struct thread **bucket(pid_t tid)
 {
 	return &threads[(unsigned)tid % THREAD_BUCKETS];
 }
+
+_Static_assert(offsetof(struct image, rec) == 0, "image_new clears the record, then what follows it");
 
 static void *zalloc(size_t size)
 {
@@ -179,8 +182,12 @@ uint64_t tasks_last_serial(void)
 
 struct image *image_new(pid_t pid, unsigned image_no, pid_t ppid, char *exe)
 {
-	struct image *img = zalloc(sizeof(*img));
+	struct image *img = malloc(sizeof(*img));
 
+	if (!img)
+		abort();
+	image_record_clear(&img->rec);
+	memset((char *)img + sizeof(img->rec), 0, sizeof(*img) - sizeof(img->rec));
 	img->serial = ++serials;
 	img->rec.pid = pid;
 	img->rec.image = image_no;

@@ -154,8 +154,9 @@ START_TEST(inprocess_calls_without_a_site_or_a_number)
 
 	/* idx -1: the caller counts them per number */
 	count_inprocess(img, &libc_read, 6, -1);
+	/* (an index's counts are valid once counted in: the arrays are not zeroed) */
 	for (int i = 0; i < SYSCALL_INDEX_COUNT; i++)
-		calls += img->rec.calls[i];
+		calls += image_record_counted(&img->rec, i) ? img->rec.calls[i] : 0;
 	ck_assert_uint_eq(calls, 0);
 	site_counted(img, 0, 6, 0);
 	/* no site: only the image's totals */

@@ -220,6 +220,31 @@ START_TEST(used_indexes_are_walked_in_order)
 }
 END_TEST
 
+/* A record cleared over memory an earlier image used (image_new reuses the heap's)
+ * counts from zero at each index's first count, and keeps what it counted after. */
+START_TEST(a_cleared_record_counts_from_zero)
+{
+	struct image_record *r = malloc(sizeof(*r));
+
+	ck_assert(r);
+	memset(r, 0xa5, sizeof(*r));
+	image_record_clear(r);
+	ck_assert_int_eq(image_next_used(r, 0), SYSCALL_INDEX_COUNT);
+	ck_assert_ptr_null(r->time_ns);
+	ck_assert_uint_eq(r->ptraced + r->inprocess + r->nsites, 0);
+	ck_assert(!image_record_counted(r, 59));
+	image_record_counts(r, 59);
+	ck_assert(image_record_counted(r, 59) && !image_record_counted(r, 58) && !image_record_counted(r, 60));
+	ck_assert_uint_eq(r->calls[59] + r->ptraced_calls[59] + r->errors[59], 0);
+	r->calls[59] = 3;
+	r->errors[59] = 1;
+	image_record_counts(r, 59); /* counted in already: kept */
+	ck_assert_uint_eq(r->calls[59], 3);
+	ck_assert_uint_eq(image_errors(r), 1);
+	free(r);
+}
+END_TEST
+
 Suite *summary_suite(void)
 {
 	return single_case_suite("summary", (const TTest *const[]){
@@ -227,5 +252,5 @@ Suite *summary_suite(void)
 		printed_summary_has_every_key_and_percentages, printed_summary_ends_with_stops_per_process,
 		summary_csv_has_header_and_rows, costs_are_empty_until_measured,
 		saving_is_the_difference_and_at_least_1, per_syscall_totals_follow_syscalls_csv,
-		used_indexes_are_walked_in_order, NULL });
+		used_indexes_are_walked_in_order, a_cleared_record_counts_from_zero, NULL });
 }
