@@ -23,7 +23,13 @@ which it reaches rho = 0.7.
 (systrace keeps stop-heavy threads there, tracer/placement.c): the tracer's
 station then serves D + p per image and the tracees compute a * C - p elsewhere.
 
---from-summary DIR takes D (tracer_cpu_ns / processes) and V (ptrace_stops /
+--writer-us W: tracer CPU per image spent by its writer thread (tracer/offload.h:
+rows, frees, closes), off the thread that serves the stops: no stop waits for it,
+but it takes a core's time like the tracees' (the capacity cap counts it). D is
+then the serving thread's alone.
+
+--from-summary DIR takes D (tracer_cpu_ns less tracer_writer_cpu_ns, / processes),
+W (tracer_writer_cpu_ns / processes; 0 before the writer) and V (ptrace_stops /
 processes) from a systrace output folder's summary.csv.
 """
 import argparse
@@ -52,7 +58,7 @@ def project(args, cores):
     pinned = min(args.pinned_us * 1e-6, args.inflation * c_img)
     demands = [(d + pinned) / args.threads] * args.threads
     x, resid = mva(jobs, args.inflation * c_img - pinned, demands)
-    x = min(x, cores / (args.inflation * c_img + d))
+    x = min(x, cores / (args.inflation * c_img + d + args.writer_us * 1e-6))
     rho = x * (d + pinned) / args.threads
     wait_image = sum(resid) - d - pinned  # queueing only, per image (all threads)
     wait_stop = wait_image / args.stops if args.stops else 0.0
@@ -66,7 +72,9 @@ def from_summary(folder):
     with open(os.path.join(folder, "summary.csv"), newline="") as f:
         s = {row["metric"]: row["value"] for row in csv.DictReader(f)}
     procs = float(s["processes"])
-    return float(s["tracer_cpu_ns"]) / procs / 1e3, float(s["ptrace_stops"]) / procs
+    writer = float(s.get("tracer_writer_cpu_ns") or 0)
+    return ((float(s["tracer_cpu_ns"]) - writer) / procs / 1e3, writer / procs / 1e3,
+            float(s["ptrace_stops"]) / procs)
 
 
 def main():
@@ -75,7 +83,10 @@ def main():
     ap.add_argument("--images", type=float, default=100000)
     ap.add_argument("--native-s", type=float, default=203)
     ap.add_argument("--native-cores", type=int, default=2)
-    ap.add_argument("--tracer-us", type=float, default=1290, help="tracer CPU per image")
+    ap.add_argument("--tracer-us", type=float, default=1290,
+                    help="tracer CPU per image, of the thread that serves the stops")
+    ap.add_argument("--writer-us", type=float, default=0,
+                    help="tracer CPU per image of its writer thread")
     ap.add_argument("--stops", type=float, default=11.7, help="stops per image")
     ap.add_argument("--inflation", type=float, default=1.0, help="traced / native tracee CPU")
     ap.add_argument("--pinned-us", type=float, default=0,
@@ -86,12 +97,13 @@ def main():
     ap.add_argument("--from-summary", metavar="DIR")
     args = ap.parse_args()
     if args.from_summary:
-        args.tracer_us, args.stops = from_summary(args.from_summary)
+        args.tracer_us, args.writer_us, args.stops = from_summary(args.from_summary)
 
     c_img = args.native_cores * args.native_s / args.images
     print(f"C = {c_img * 1e3:.2f} ms of a core per image natively, tracees a = "
           f"{args.inflation:g}, D = {args.tracer_us:.0f} us of tracer CPU per image in "
-          f"{args.stops:.1f} stops ({args.tracer_us / args.stops:.1f} us a stop), "
+          f"{args.stops:.1f} stops ({args.tracer_us / args.stops:.1f} us a stop) and W = "
+          f"{args.writer_us:.0f} us on its writer thread, "
           f"{args.pinned_us:.0f} us of tracee CPU per image on the tracer's CPU, "
           f"{args.threads} tracer thread(s)")
     print("| cores | make -j | native s | traced s | traced/native | rho per tracer thread "
