@@ -26,7 +26,8 @@ import measure  # noqa: E402  (run_once, read_summary, RawResults, fmt)
 # Copied from summary.csv into raw.csv (systrace arms).
 SUMMARY_KEYS = ["syscalls", "processes", "execs", "ptrace_stops", "syscalls_ptraced",
                 "syscalls_inprocess", "tracer_cpu_ns", "wall_ns", "stop_cost_ns",
-                "ptrace_stops_lifecycle", "ptrace_stops_early", "ptrace_stops_late"]
+                "ptrace_stops_lifecycle", "ptrace_stops_early", "ptrace_stops_late",
+                "tracer_writer_cpu_ns"]
 PROBE_STATS = ["samples", "dropped", "bad_results", "split_samples", "rt_p50_ns",
                "rt_p90_ns", "rt_p99_ns", "rt_mean_ns", "rt_min_ns", "runq_p50_ns",
                "runq_p90_ns", "runq_mean_ns", "rest_p50_ns", "rest_p90_ns", "rest_mean_ns"]
@@ -82,6 +83,13 @@ def med(values):
 
 def div(a, b, scale=1.0):
     return None if a is None or b is None or b == 0 else scale * a / b
+
+
+def serving_cpu_ns(row):
+    """The CPU of the tracer's thread that serves the stops: all of summary.csv's
+    tracer_cpu_ns but its writer thread's (tracer/offload.h; none before it)."""
+    total = num(row, "summary_tracer_cpu_ns")
+    return None if total is None else total - (num(row, "summary_tracer_writer_cpu_ns") or 0)
 
 
 def ok_rows(rows, n, arm):
@@ -153,7 +161,7 @@ def tables(rows, ns, arms):
             if not rs:
                 continue
             sysarm = a in SYSTRACE_ARMS
-            busy_sum = med([div(num(r, "summary_tracer_cpu_ns"), num(r, "summary_wall_ns"), 100)
+            busy_sum = med([div(serving_cpu_ns(r), num(r, "summary_wall_ns"), 100)
                             for r in rs]) if sysarm else None
             busy_proc = med([div(num(r, "probe_tracer_cpu_ns"), 1e9 * num(r, "loop_wall_s"), 100)
                              for r in rs])
@@ -161,7 +169,7 @@ def tables(rows, ns, arms):
                         for r in rs])
             per_image = stops = per_stop = tree = None
             if n and sysarm:
-                per_image = med([div(num(r, "summary_tracer_cpu_ns"), num(r, "summary_processes"),
+                per_image = med([div(serving_cpu_ns(r), num(r, "summary_processes"),
                                      1e-3) for r in rs])
                 stops = med([div(num(r, "summary_ptrace_stops"), num(r, "summary_processes"))
                              for r in rs])
@@ -169,7 +177,7 @@ def tables(rows, ns, arms):
                 per_image = med([div(num(r, "probe_tracer_cpu_ns"), num(r, "images"), 1e-3)
                                  for r in rs])
             if sysarm:
-                per_stop = med([div(num(r, "summary_tracer_cpu_ns"), num(r, "summary_ptrace_stops"),
+                per_stop = med([div(serving_cpu_ns(r), num(r, "summary_ptrace_stops"),
                                     1e-3) for r in rs])
             if n:
                 tree = med([div(num(r, "user_s") + num(r, "sys_s"), num(r, "images"), 1e6)
@@ -185,13 +193,14 @@ def tables(rows, ns, arms):
                        f" | {f(per_stop, '.1f')} | {f(tree, ',.0f')}"
                        f" | {' / '.join(f(c, '.0f', '%') for c in cpus)} | {f(other, '.2f')} |")
     out.append("")
-    out.append("tracer busy (summary): summary.csv's tracer_cpu_ns / wall_ns (the whole run, "
-               "getrusage of systrace); (/proc): the tracer thread's CPU time over the loops' "
+    out.append("tracer busy (summary): summary.csv's tracer_cpu_ns less tracer_writer_cpu_ns "
+               "(the thread that serves the stops; its writer thread's share apart, "
+               "tracer/offload.h) / wall_ns (the whole run, getrusage of systrace); (/proc): the tracer thread's CPU time over the loops' "
                "window (sum_exec_runtime of /proc/TRACER/task/TRACER/schedstat, read by the "
                "probe at the first loop's start and the last's end) / that window; run-queue "
                "wait: its run_delay over the window (runnable, waiting for a CPU) / the window. "
-               "us/image, stops/image, us/stop: summary.csv's tracer_cpu_ns and ptrace_stops / "
-               "processes, and tracer_cpu_ns / ptrace_stops (all images and stops of the run, "
+               "us/image, stops/image, us/stop: that serving thread's CPU and ptrace_stops / "
+               "processes, and its CPU / ptrace_stops (all images and stops of the run, "
                "the probes' included; strace: the /proc CPU / loop images). Tree CPU: user + "
                "system time of everything the run started, the tracer included (wait4) / loop "
                "images. CPUs busy: each CPU's busy share of the window, whole machine "
