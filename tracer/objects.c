@@ -551,25 +551,29 @@ static int map_image(pid_t tid, const struct map_entry *e, struct object *o)
 
 bool objects_at_exec(pid_t tid, uint64_t rip, char *(*exe_path)(pid_t), struct exec_code *c)
 {
-	const struct map_entry *e, *low;
-	struct map_entry at_rip;
+	const struct map_entry *e;
+	struct map_entry at_rip, low;
+	bool has_low;
 
 	*c = (struct exec_code){ 0 };
 	if (!objects_begin(tid))
 		return false;
 	if ((e = proc_maps_find(&maps, rip)) && e->path[0] == '/') {
 		at_rip = *e;
+		if ((has_low = (e = proc_maps_next(&maps, 0)) && e->path[0] == '/'))
+			low = *e;
 		/* (a path longer than an entry holds is refused by the query, cut short by
 		 * the text: readlink's then) */
-		if ((low = proc_maps_next(&maps, 0)) && low->path[0] == '/' && strcmp(low->path, at_rip.path) != 0
-		    && strlen(low->path) < sizeof(low->path) - 1) {
-			c->exe_start = low->start;
-			c->exe = object_of(tid, low);
-			if (!(c->exe_path = strdup(low->path)))
+		if (has_low && strcmp(low.path, at_rip.path) != 0 && strlen(low.path) < sizeof(low.path) - 1) {
+			if (!(c->exe_path = strdup(low.path)))
 				abort();
 		} else if ((c->exe_path = exe_path(tid)) && strcmp(c->exe_path, at_rip.path) == 0) {
 			objects_end();
 			return false;
+		}
+		if (has_low && low.start != at_rip.start) {
+			c->exe_start = low.start;
+			c->exe = object_of(tid, &low);
 		}
 		c->loader_start = at_rip.start;
 		c->loader_end = at_rip.end;

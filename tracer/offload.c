@@ -29,7 +29,7 @@ static bool running, finishing;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work = PTHREAD_COND_INITIALIZER, room = PTHREAD_COND_INITIALIZER;
 static struct job *first, *last;
-static unsigned waiting;
+static unsigned waiting, closes_waiting;
 static uint64_t writer_cpu_ns;
 
 static void run(const struct job *j)
@@ -67,8 +67,9 @@ static void *writer_main(void *unused)
 			last = NULL;
 		pthread_mutex_unlock(&lock);
 		run(j);
-		free(j);
 		pthread_mutex_lock(&lock);
+		closes_waiting -= j->fd >= 0;
+		free(j);
 		waiting--; /* (done: offload_drain waits for the closes themselves) */
 		pthread_cond_broadcast(&room);
 	}
@@ -110,6 +111,7 @@ static void put(struct job j)
 	else
 		first = n;
 	last = n;
+	closes_waiting += n->fd >= 0;
 	if (++waiting >= WAKE_AT)
 		pthread_cond_signal(&work);
 	pthread_mutex_unlock(&lock);
@@ -126,7 +128,8 @@ static bool offload_drain(void)
 	bool any;
 
 	pthread_mutex_lock(&lock);
-	if ((any = waiting > 0))
+	any = closes_waiting > 0;
+	if (waiting)
 		pthread_cond_signal(&work);
 	while (waiting)
 		pthread_cond_wait(&room, &lock);

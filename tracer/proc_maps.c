@@ -95,10 +95,16 @@ static void read_lines(struct proc_maps *m)
 {
 	FILE *f;
 	char line[4096 + 128];
+	int fd;
 
 	/* a kept descriptor: from the start again, as the memory is now */
-	if (lseek(m->fd, 0, SEEK_SET) < 0 || !(f = fdopen(dup(m->fd), "r")))
+	if (lseek(m->fd, 0, SEEK_SET) < 0
+	    || ((fd = dup(m->fd)) < 0 && !(fd_limit_retry(errno) && (fd = dup(m->fd)) >= 0)))
 		return;
+	if (!(f = fdopen(fd, "r"))) {
+		close(fd);
+		return;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		/* the permissions sit after the first space: skip non-code lines unparsed */
 		const char *perms = strchr(line, ' ');

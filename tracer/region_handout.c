@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fd_limit.h"
 #include "shared_region.h"
 #include "tasks.h"
 
@@ -93,7 +94,9 @@ void handout_serve(void)
 {
 	int conn;
 
-	while (listener >= 0 && (conn = accept4(listener, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+	/* (short of descriptors, what the tracer keeps is given back, and it tries again) */
+	while (listener >= 0 && ((conn = accept4(listener, NULL, NULL, SOCK_CLOEXEC)) >= 0
+				 || (fd_limit_retry(errno) && (conn = accept4(listener, NULL, NULL, SOCK_CLOEXEC)) >= 0))) {
 		if (may_have(conn))
 			send_region(conn);
 		close(conn);
