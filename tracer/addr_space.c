@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "fd_limit.h"
-#include "offload.h"
 #include "grow_array.h"
+#include "offload.h"
 #include "remote_read.h"
 
 static void *xcalloc(size_t n, size_t size)

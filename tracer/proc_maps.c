@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "fd_limit.h"
-#include "offload.h"
 #include "grow_array.h"
+#include "offload.h"
 
 /* From linux/fs.h (6.11), which these headers predate. */
 struct procmap_query {
