@@ -682,7 +682,9 @@ def check_known_choice(summary, procs, sites, problems):
     tracer tells U and X, the sites written that ran (W - U) and the known sites left
     out that ran (X) are distinct sites that ran: at most the row's `sites`; and the
     sites the image patched (sites.csv patch_ns) that ran without a trap (ptraced 0)
-    were written before their first call, in a batch: at least that many of W ran.
+    were written before their first call, in a batch: at least that many of W ran;
+    but for a site a child sharing the memory (a vfork child, image 0) trapped at
+    while it lived, at the time it was patched: that trap patched it for both.
     (A fork child's patches_known, written in batches at traps, and an image whose
     library never came up have no U to subtract.)"""
     p, m = summary["batch_patch_ns"], summary["miss_ns"]
@@ -708,9 +710,21 @@ def check_known_choice(summary, procs, sites, problems):
                 max(w - u, 0) + x > to_int(r["sites"], f"{where} sites"):
             problems.append(f"{where}: written and run (patches_known - known_unused = {w - u}) + known_missed {x} "
                             f"> sites {r['sites']} (distinct sites that ran)")
+    # the traps of fork children (image 0), by parent and address: (start, end)
+    life = {(r["pid"], r["start_ns"]): r for r in procs if r["image"] == "0"}
+    child_traps = collections.defaultdict(list)
+    for s in sites:
+        c = life.get((s["pid"], s["start_ns"]))
+        if c and s["ptraced"] != "0":
+            child_traps[(c["ppid"], s["address"])].append((int(c["start_ns"]), int(c["end_ns"])))
+
+    def patched_by_child(s):
+        t = s["patched_ns"] and int(s["patched_ns"])
+        return any(a <= t <= b for a, b in child_traps.get((s["pid"], s["address"]), ()))
     # per pid and image (the rows of a reused pid together)
     ran_in_batch = collections.Counter((s["pid"], s["image"]) for s in sites
-                                       if s["patch_ns"] and s["ptraced"] == "0" and s["inprocess"] != "0")
+                                       if s["patch_ns"] and s["ptraced"] == "0" and s["inprocess"] != "0"
+                                       and not patched_by_child(s))
     by_key = collections.defaultdict(list)
     for r in procs:
         by_key[(r["pid"], r["image"])].append(r)

@@ -26,6 +26,11 @@
 #  - a site whose plan another process learned after an image started is not a miss
 #    of that image's start (the first image of a run knows nothing at its start,
 #    though its child patches the shell's exit_group first).
+#  - a site a vfork child trapped at first, patched in the memory it shares with its
+#    parent, runs in the parent without a trap though no batch wrote it (vfork_first,
+#    run once to learn its sites, then with a vfork): not counted among the sites
+#    written at the start that ran; the check fails once the patch falls outside
+#    the child's life.
 . "$(dirname "$0")/lib.sh"
 : "${SYSTRACE_STATS:?SYSTRACE_STATS is not set (run tests through tests/e2e/run-all.sh BUILD)}"
 P=$PROGRAMS
@@ -161,5 +166,31 @@ if require_file "$TMPDIR/first-image/processes.csv" "the first image's run"; the
 		cat "$TMPDIR/first-image.check"
 		check_problem "the first image of a run counts a missed site, though nothing is known at its start"
 	fi
+fi
+
+echo "== a site a vfork child patched first runs in its parent without a trap, written in no batch"
+V=$TMPDIR/vfork-first
+st_run_clean vfork-first "$V" /bin/sh -c "$P/vfork_first; $P/vfork_first 5"
+if require_file "$V/sites.csv" "the vfork_first run"; then
+	csvtool consistency "$V" --any-mode || check_problem "vfork_first: the CSV files disagree (above)"
+	python3 - "$V" <<'PY' || check_problem "vfork_first: the parent's site (above)"
+import csv, sys
+d = sys.argv[1]
+parents = [r for r in csv.DictReader(open(f"{d}/processes.csv")) if r["exe"].endswith("/vfork_first") and r["vforks"] == "1"]
+if len(parents) != 1:
+    sys.exit(f"FAIL: {len(parents)} images of vfork_first that vforked, expected 1")
+p = parents[0]
+rows = [s for s in csv.DictReader(open(f"{d}/sites.csv"))
+        if (s["pid"], s["start_ns"]) == (p["pid"], p["start_ns"]) and s["symbol"].startswith("site_getppid+")]
+if len(rows) != 1 or (rows[0]["ptraced"], rows[0]["inprocess"]) != ("0", "5") or not rows[0]["patch_ns"]:
+    sys.exit(f"FAIL: the parent's site_getppid rows {[(s['ptraced'], s['inprocess'], s['patch_ns']) for s in rows]}: "
+             f"expected one, patched, ptraced 0, inprocess 5 (its vfork child trapped there first)")
+print(f"    the parent ran site_getppid 5 times without a trap; patches_known {p['patches_known']}, "
+      f"known_unused {p['known_unused']}")
+PY
+	# the child's lifetime shrunk to its start: the patch is no longer its, and the
+	# parent has one site more run without a trap than its batch wrote
+	D=$V broken vfork-moved 'c = next(x for x in rows if x["exe"].endswith("/vfork_first") and x["image"] == "0"); c["end_ns"] = c["start_ns"]'
+	expect_caught "a site patched outside the vfork child's life" "ran without a trap (written in a batch)" csvtool consistency "$TMPDIR/vfork-moved" --any-mode
 fi
 finish
