@@ -38,10 +38,13 @@
  * 0x23. */
 #define USER_CS_64 0x33
 
-/* The set-up code and its data, as written at the loader's entry (exec_blob.h). */
+/* The set-up code and its data, as written at the loader's entry (exec_blob.h), and
+ * what it writes, staged in the region (the slot's stage). */
 struct blob {
-	uint8_t bytes[16384];
+	uint8_t bytes[4096];
 	size_t len;
+	uint8_t *stage;
+	size_t staged;
 	struct exec_blob_write writes[96];
 	size_t nwrites;
 	bool full;
@@ -52,17 +55,17 @@ static uint8_t *blob_data(struct blob *b)
 	return b->bytes + (exec_blob_data - exec_blob);
 }
 
-/* Appends len bytes to the payload; their offset from the data, or 0 if full. */
+/* Stages len bytes; their offset in the stage (0 if full). */
 static uint32_t blob_append(struct blob *b, const void *bytes, size_t len)
 {
-	uint32_t at = (uint32_t)(b->len - (size_t)(exec_blob_data - exec_blob));
+	uint32_t at = (uint32_t)b->staged;
 
-	if (b->full || len > sizeof(b->bytes) - b->len) {
+	if (b->full || len > REGION_STAGE_SIZE - b->staged) {
 		b->full = true;
 		return 0;
 	}
-	memcpy(b->bytes + b->len, bytes, len);
-	b->len += len;
+	memcpy(b->stage + b->staged, bytes, len);
+	b->staged += len;
 	return at;
 }
 
@@ -92,13 +95,18 @@ static void blob_u64(struct blob *b, size_t off, uint64_t v)
 
 _Static_assert(sizeof(struct sockaddr_un) <= EXEC_BLOB_SOCKET_MAX, "the socket's address fits the blob");
 
-/* The code and its fixed data: the region, the gate's code, the stub areas. */
-static void blob_begin(struct blob *b, const struct addr_space *as)
+/* The code and its fixed data: the region, the gate's code, the stub areas; nothing
+ * staged yet in the slot's stage. */
+static void blob_begin(struct blob *b, const struct addr_space *as, int slot)
 {
-	size_t code = (size_t)(exec_blob_data - exec_blob);
+	size_t code = (size_t)(exec_blob_data - exec_blob), gate = (size_t)(gate_code_end - gate_code);
 	const struct region_reach *reach = handout_reach();
 
 	b->len = code + EXEC_BLOB_HEADER;
+	if (b->len + gate > sizeof(b->bytes))
+		abort(); /* (fixed sizes: the build's, not the run's) */
+	b->stage = region_stage(slot);
+	b->staged = 0;
 	b->nwrites = 0;
 	b->full = false;
 	memset(b->bytes, 0, b->len);
@@ -109,8 +117,11 @@ static void blob_begin(struct blob *b, const struct addr_space *as)
 	blob_u64(b, EXEC_BLOB_REGION_INO, reach->ino);
 	blob_u64(b, EXEC_BLOB_SOCKET_LEN, reach->addr_len);
 	memcpy(blob_data(b) + EXEC_BLOB_SOCKET, &reach->addr, reach->addr_len);
-	blob_u64(b, EXEC_BLOB_GATE_LEN, (uint64_t)(gate_code_end - gate_code));
-	blob_u64(b, EXEC_BLOB_GATE_AT, blob_append(b, gate_code, (size_t)(gate_code_end - gate_code)));
+	blob_u64(b, EXEC_BLOB_GATE_LEN, gate);
+	blob_u64(b, EXEC_BLOB_GATE_AT, EXEC_BLOB_HEADER);
+	memcpy(b->bytes + b->len, gate_code, gate);
+	b->len += gate;
+	blob_u64(b, EXEC_BLOB_STAGE, region_stage_offset(slot));
 	blob_u64(b, EXEC_BLOB_NAREAS, as->nareas);
 	for (size_t i = 0; i < as->nareas && i < EXEC_BLOB_MAX_AREAS; i++) {
 		blob_u64(b, EXEC_BLOB_AREAS + 16 * i, as->areas[i].addr);
@@ -235,7 +246,7 @@ static uint64_t take_results(struct borrowed *b, const struct user_regs_struct *
 			as_write(as, b->t->tid, as->hook_entry, as->hook_original, 5);
 		lib_hook_forget(as);
 		for (size_t i = 0; i < blob->nwrites - e->hook_writes; i++)
-			as_write(as, b->t->tid, blob->writes[i].addr, blob_data(blob) + blob->writes[i].offset,
+			as_write(as, b->t->tid, blob->writes[i].addr, blob->stage + blob->writes[i].offset,
 				 blob->writes[i].len);
 	}
 	if (at_end->r15 == EXEC_BLOB_DONE || at_end->r15 == EXEC_BLOB_NO_WRITE)
@@ -258,7 +269,7 @@ static uint64_t take_results(struct borrowed *b, const struct user_regs_struct *
 static void add_hook(struct thread *t, struct exec_setup *e, const struct exec_code *code)
 {
 	struct blob *b = &e->blob;
-	size_t len = b->len, nwrites = b->nwrites;
+	size_t staged = b->staged, nwrites = b->nwrites;
 	struct lib_hook_writes w;
 
 	e->hook_writes = 0;
@@ -269,7 +280,7 @@ static void add_hook(struct thread *t, struct exec_setup *e, const struct exec_c
 		e->hook_entry = w.entry;
 	} else {
 		lib_hook_forget(t->img->as);
-		b->len = len;
+		b->staged = staged;
 		b->nwrites = nwrites;
 		b->full = false; /* (it was not before) */
 	}
@@ -287,7 +298,7 @@ static bool build(struct thread *t, struct exec_setup *e, const struct exec_code
 		/* --patch=off: no stub areas, nothing written */
 		if (library_enabled())
 			choose_areas(t, as, code->loader_base, code->exe_start);
-		blob_begin(&e->blob, as);
+		blob_begin(&e->blob, as, t->slot);
 		e->hook_writes = 0;
 		e->hook_entry = 0;
 		if (with_writes && library_enabled()) {

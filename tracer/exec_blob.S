@@ -4,10 +4,12 @@
  *
  * At the exec event the tracer writes this code and its data over the last bytes of
  * the loader's code that no patch touches (through /proc/PID/mem): the gate's code,
- * the path of the region, the stub memory to map (at addresses it chose) and the
- * bytes to write there and over the loader's sites (the stubs and jumps of the
- * loader's known sites, built for those addresses). Then it points the thread there
- * and lets it run:
+ * the path of the region, the stub memory to map (at addresses it chose). The bytes
+ * to write there and over the loader's sites (the stubs and jumps of the loader's
+ * known sites, built for those addresses, and the libraries' hook) it stages in the
+ * region instead, in the thread's slot's staging area (a copy in its own mapping:
+ * the fewer bytes through /proc/PID/mem, the fewer of the loader's pages copied
+ * for the image there). Then it points the thread there and lets it run:
  *
  *   start: mmap(gate address, 4096, rwx, private|anonymous|fixed-noreplace)
  *          `syscall` here, not at the gate: the filter lets this one call through
@@ -32,8 +34,8 @@
  *          mmap(at, size, r-x, private|anonymous|fixed-noreplace)  each stub area
  *          mem = open("/proc/self/mem", O_RDWR | O_CLOEXEC)
  *          pwrite(mem, bytes, len, address)                        each write: the
- *                stubs, then the jumps (the image's own copy-on-write, not the
- *                tracer's)
+ *                stubs, then the jumps, from the stage in the region (the image's
+ *                own copy-on-write, not the tracer's)
  *          close(mem)
  *   tail:  when the tracer says so (EXEC_BLOB_TAIL: the code's pages hold no patch,
  *          the registers at the exec event are all zero but rsp and rflags):
@@ -258,7 +260,8 @@ exec_blob:
 .Lwrite:                                        /* rbp: the write's index */
 	cmp DATA(EXEC_BLOB_NWRITES), %rbp
 	jae .Lwritten
-	lea exec_blob_data(%rip), %rsi
+	mov DATA(EXEC_BLOB_STAGE), %rsi
+	add %r12, %rsi                              /* the stage, in the region */
 	mov DATA(EXEC_BLOB_WRITES_AT), %rax
 	add %rsi, %rax
 	mov %rbp, %rcx

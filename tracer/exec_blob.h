@@ -2,7 +2,8 @@
  * and stub memory and to write its loader's known patches (exec_blob.S, written at
  * the loader's entry by early.c): where its data lies, for the assembler and for the
  * tracer that fills it in. The data follows the code (exec_blob_data); offsets below
- * are from there. At its last stop r13 holds how many calls it made through the
+ * are from there, but the bytes it writes and their records, which wait in the
+ * region (EXEC_BLOB_STAGE). At its last stop r13 holds how many calls it made through the
  * gate (instrument_syscalls). */
 #ifndef SYSTRACE_EXEC_BLOB_H
 #define SYSTRACE_EXEC_BLOB_H
@@ -14,7 +15,8 @@
 #define EXEC_BLOB_AREAS 32        /* {address, size} x EXEC_BLOB_MAX_AREAS */
 #define EXEC_BLOB_MAX_AREAS 2
 #define EXEC_BLOB_NWRITES 64      /* bytes to write through /proc/self/mem: */
-#define EXEC_BLOB_WRITES_AT 72    /* records {address u64, length u32, offset u32} */
+#define EXEC_BLOB_WRITES_AT 72    /* records {address u64, length u32, offset u32},
+                                     offsets from the stage (EXEC_BLOB_STAGE) */
 #define EXEC_BLOB_WRITE_SIZE 16
 #define EXEC_BLOB_PATH 80         /* "/proc/<tracer>/fd/<region>", NUL-terminated */
 #define EXEC_BLOB_PATH_MAX 64
@@ -29,7 +31,10 @@
 #define EXEC_BLOB_ENTRY 304       /* the loader's entry, and rflags at the exec event */
 #define EXEC_BLOB_RFLAGS 312
 #define EXEC_BLOB_GS 320          /* the thread's %gs base: its slot in the region */
-#define EXEC_BLOB_HEADER 328
+#define EXEC_BLOB_STAGE 328       /* the offset in the region of the slot's staging
+                                     area (shared_region.h): the bytes to write and
+                                     their records, put there by the tracer */
+#define EXEC_BLOB_HEADER 336
 
 /* Its first call, the gate page's mapping, which the filter lets through from
  * anywhere (tracer/filter.c): read, write, execute; private, anonymous,

@@ -37,7 +37,7 @@ bool region_create(unsigned slots, bool with_log, bool with_time)
 	stride = REGION_SLOT_SIZE + (with_log ? sizeof(struct region_log) : 0)
 		 + (with_time ? sizeof(struct region_time) : 0);
 	timed = with_time;
-	size = REGION_GATE_SIZE + (uint64_t)slots * stride;
+	size = REGION_GATE_SIZE + (uint64_t)slots * (stride + REGION_STAGE_SIZE);
 	if (ftruncate(fd, (off_t)size) < 0)
 		goto fail;
 	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -72,6 +72,16 @@ uint64_t region_size(void)
 uint64_t region_slot_offset(int slot)
 {
 	return REGION_GATE_SIZE + (uint64_t)slot * stride;
+}
+
+uint64_t region_stage_offset(int slot)
+{
+	return REGION_GATE_SIZE + (uint64_t)nslots * stride + (uint64_t)slot * REGION_STAGE_SIZE;
+}
+
+uint8_t *region_stage(int slot)
+{
+	return base + region_stage_offset(slot);
 }
 
 struct region_slot *region_slot(int slot)

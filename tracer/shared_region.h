@@ -12,6 +12,10 @@
 #include "region.h"
 
 #define REGION_DEFAULT_SLOTS 4096
+/* Per slot, after all the slots: where the tracer stages what a new image's set-up
+ * copies into its stub memory (tracer/exec_blob.S), so that only the set-up's code
+ * goes through the image's /proc/PID/mem. */
+#define REGION_STAGE_SIZE 16384
 
 /* Creates the region with room for slots threads (each with a log buffer when
  * with_log, with time counters when with_time: not both); false with errno on
@@ -31,6 +35,9 @@ struct region_log *region_log(int slot);
 /* The slot's time counters (only with --time), at %gs:REGION_TIME_AT in its thread. */
 struct region_time *region_time(int slot);
 uint64_t region_slot_offset(int slot);
+/* The slot's staging area (REGION_STAGE_SIZE bytes), and its offset in the region. */
+uint8_t *region_stage(int slot);
+uint64_t region_stage_offset(int slot);
 void region_destroy(void);
 
 #endif
