@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fd_limit.h"
+#include "offload.h"
 
 uint64_t monotonic_ns(void)
 {
@@ -60,8 +61,9 @@ static ssize_t read_stat_file(pid_t tid, char *buf, size_t size)
 		return n;
 	if (!k)
 		k = &kept_stat[kept_stat_next++ % STAT_KEPT];
+	/* (often a thread gone: the close frees it, the writer's work) */
 	if (k->tid)
-		close(k->fd);
+		offload_close(k->fd);
 	k->tid = 0;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
 	fd_limit_on_short(give_up_kept_stat);
