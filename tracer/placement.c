@@ -20,10 +20,16 @@
 /* This many stops in a row, each this soon after the last, and it is stopping often. */
 #define QUICK_GAP_NS (100 * 1000)
 #define QUICK_STOPS 8
-#define CHECK_EVERY_US 4000
+/* The look is due every 4 ms, taken by the event loop at a stop; a tracer with no
+ * stop to serve is woken for it by a timer every 16 ms only. Each wake of an idle
+ * tracer costs it a sleep and a wakeup: at 4 ms they were a quarter of its CPU on
+ * libiberty's build (docs/benchmarks.md). */
+#define CHECK_EVERY_NS (4 * 1000 * 1000)
+#define TICK_US 16000
 
 volatile int placement_due;
 static bool active;
+static uint64_t last_check_ns;
 static cpu_set_t allowed, tracer_cpu;
 
 static void on_tick(int sig)
@@ -35,7 +41,7 @@ static void on_tick(int sig)
 void placement_start(void)
 {
 	struct sigaction sa;
-	struct itimerval every = { { 0, CHECK_EVERY_US }, { 0, CHECK_EVERY_US } };
+	struct itimerval every = { { 0, TICK_US }, { 0, TICK_US } };
 	int cpu = sched_getcpu();
 
 	if (cpu < 0 || sched_getaffinity(0, sizeof(allowed), &allowed) < 0 || CPU_COUNT(&allowed) < 2)
@@ -63,7 +69,11 @@ static void set_pinned(struct thread *t, bool pinned)
 
 void placement_note_stop(struct thread *t, uint64_t now_ns)
 {
-	if (!active || t->own_affinity)
+	if (!active)
+		return;
+	if (now_ns - last_check_ns >= CHECK_EVERY_NS)
+		placement_due = 1;
+	if (t->own_affinity)
 		return;
 	if (!t->pinned) {
 		if (now_ns - t->last_stop_ns < QUICK_GAP_NS) {
@@ -99,7 +109,7 @@ struct survey {
  * each, in slices of a few milliseconds: the window spans several); one call a look,
  * and the first only takes the clock. Else its state in /proc is R (an open, a read
  * the kernel formats, a close). */
-#define CPU_WINDOW_NS (3ull * CHECK_EVERY_US * 1000)
+#define CPU_WINDOW_NS (3ull * CHECK_EVERY_NS)
 
 enum busy { BUSY_YES, BUSY_NO, BUSY_UNKNOWN };
 
@@ -144,6 +154,7 @@ void placement_check(void)
 	placement_due = 0;
 	if (!active)
 		return;
+	last_check_ns = s.now;
 	tasks_for_each_thread(survey_thread, &s);
 	/* One computing thread alone keeps the tracer's CPU (a serial configure runs best
 	 * there); the others move off it, and it too when active threads need the CPU. */
