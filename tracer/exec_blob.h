@@ -2,9 +2,9 @@
  * and stub memory and to write its loader's known patches (exec_blob.S, written at
  * the loader's entry by early.c): where its data lies, for the assembler and for the
  * tracer that fills it in. The data follows the code (exec_blob_data); offsets below
- * are from there, but the bytes it writes and their records, which wait in the
- * region (EXEC_BLOB_STAGE). At its last stop r13 holds how many calls it made through the
- * gate (instrument_syscalls). */
+ * are from there, but for the bytes it writes and their records, which wait in the
+ * region (EXEC_BLOB_STAGE). At its last stop r13 holds how many calls it made
+ * through the gate (instrument_syscalls). */
 #ifndef SYSTRACE_EXEC_BLOB_H
 #define SYSTRACE_EXEC_BLOB_H
 
