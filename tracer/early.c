@@ -88,6 +88,12 @@ static bool blob_write(void *ctx, const struct byte_run *r)
 	return blob_put(ctx, r->addr, r->bytes, r->len);
 }
 
+/* Its gap bytes: the loader's code as the exec mapped it (known_sites.h). */
+static bool loader_bytes(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	return objects_exec_loader_bytes(ctx, addr, buf, len);
+}
+
 static void blob_u64(struct blob *b, size_t off, uint64_t v)
 {
 	memcpy(blob_data(b) + off, &v, sizeof(v));
@@ -168,9 +174,13 @@ static void undo_build(struct addr_space *as, int counters, size_t areas)
 	as->nareas = areas;
 }
 
-/* Whether no patch of the memory touches [from, to). */
-static bool untouched(const struct addr_space *as, uint64_t from, uint64_t to)
+/* Whether no patch of the memory, nor any of b's writes (which may carry the bytes
+ * between two jumps too), touches [from, to). */
+static bool untouched(const struct addr_space *as, const struct blob *b, uint64_t from, uint64_t to)
 {
+	for (size_t i = 0; i < b->nwrites; i++)
+		if (b->writes[i].addr + b->writes[i].len > from && b->writes[i].addr < to)
+			return false;
 	for (size_t i = 0; i < as->sites.n; i++) {
 		const struct patch *p = &as->patches[i];
 
@@ -188,19 +198,20 @@ static bool untouched(const struct addr_space *as, uint64_t from, uint64_t to)
  * without a stop: *drop), else its last bytes or the first place below them that no
  * patch touches (the set-up writes the patches while it runs; its bytes are put back
  * at its last stop); nor the libraries' hook's jump at keep (0: none). */
-static uint64_t blob_place(const struct addr_space *as, size_t len, uint64_t keep, bool *drop)
+static uint64_t blob_place(const struct addr_space *as, const struct blob *b, uint64_t keep, bool *drop)
 {
+	size_t len = b->len;
 	uint64_t pages = (len + PAGE - 1) & ~(PAGE - 1);
 
 	*drop = true;
 	for (uint64_t at = (as->loader_end - pages) & ~(PAGE - 1); at >= as->loader_start && at < as->loader_end;
 	     at -= PAGE)
-		if (untouched(as, at, at + pages) && (keep + 8 <= at || keep >= at + pages))
+		if (untouched(as, b, at, at + pages) && (keep + 8 <= at || keep >= at + pages))
 			return at;
 	*drop = false;
 	for (uint64_t at = (as->loader_end - len) & ~(uint64_t)15; at >= as->loader_start && at < as->loader_end;
 	     at = (at - len) & ~(uint64_t)15)
-		if (untouched(as, at, at + len) && (keep + 8 <= at || keep >= at + len))
+		if (untouched(as, b, at, at + len) && (keep + 8 <= at || keep >= at + len))
 			return at;
 	return 0;
 }
@@ -302,10 +313,11 @@ static bool build(struct thread *t, struct exec_setup *e, const struct exec_code
 		e->hook_writes = 0;
 		e->hook_entry = 0;
 		if (with_writes && library_enabled()) {
-			known_sites_build_for(t, as, blob_write, &e->blob);
+			known_sites_build_for(t, as, blob_write, &e->blob,
+					      &(struct gap_bytes){ loader_bytes, (void *)code });
 			add_hook(t, e, code);
 		}
-		if (blob_end(&e->blob) && (e->at = blob_place(as, e->blob.len, e->hook_entry, &e->drop)))
+		if (blob_end(&e->blob) && (e->at = blob_place(as, &e->blob, e->hook_entry, &e->drop)))
 			return true;
 		lib_hook_forget(as);
 		undo_build(as, e->counters, e->areas);

@@ -67,11 +67,19 @@ static int by_start(const void *a, const void *b)
 }
 
 /* Where a batch's runs of bytes go: into the memory, or to be written by the image
- * itself (early.c's set-up code). put says whether all of a run's bytes went. */
+ * itself (early.c's set-up code). put says whether all of a run's bytes went.
+ * original, if not NULL, gives the bytes that lie between two jumps, so that the
+ * jumps near each other go in one write (each is a call of the image's on the VM
+ * of docs/benchmarks.md: 15 of them for the loader's sites of a /bin/true image). */
 struct sink {
 	bool (*put)(void *ctx, const struct byte_run *r);
 	void *ctx;
+	const struct gap_bytes *original;
 };
+
+/* At most this far apart, two jumps share a write when the sink knows the bytes
+ * between them: no page is copied for the image that a jump would not copy anyway. */
+#define JUMP_JOIN_GAP 512
 
 struct into_memory {
 	struct addr_space *as;
@@ -110,11 +118,12 @@ static void gathered_flush(const struct sink *sink, struct gathered *g, size_t u
 /* Adds the bytes of the batch's patch `index` to g, writing g out first when they
  * cannot join it. */
 static void gathered_add(const struct sink *sink, struct gathered *g, size_t index, uint64_t addr,
-			 const uint8_t *bytes, size_t len, uint64_t gap, enum lost what, enum lost *lost)
+			 const uint8_t *bytes, size_t len, uint64_t gap, const struct gap_bytes *from,
+			 enum lost what, enum lost *lost)
 {
-	if (!byte_run_add(&g->run, addr, bytes, len, gap)) {
+	if (!byte_run_add(&g->run, addr, bytes, len, gap, from)) {
 		gathered_flush(sink, g, index, what, lost);
-		byte_run_add(&g->run, addr, bytes, len, gap);
+		byte_run_add(&g->run, addr, bytes, len, gap, from);
 	}
 }
 
@@ -222,7 +231,7 @@ static void build_planned(struct thread *t, struct addr_space *as, uint64_t avoi
 			continue;
 		}
 		last_end = p->plan.end;
-		gathered_add(sink, &stubs, done, at, stub, len, 16, LOST_STUB, lost);
+		gathered_add(sink, &stubs, done, at, stub, len, 16, NULL, LOST_STUB, lost);
 		patch_mark_written(as, p, len, PATCH_IN_BATCH, 0);
 		list[done++] = p;
 	}
@@ -231,7 +240,8 @@ static void build_planned(struct thread *t, struct addr_space *as, uint64_t avoi
 	for (size_t i = 0; i < done; i++)
 		if (lost[i] == LOST_NOTHING)
 			gathered_add(sink, &jumps, i, list[i]->plan.start, jumps_of[i],
-				     list[i]->plan.end - list[i]->plan.start, 0, LOST_JUMP, lost);
+				     list[i]->plan.end - list[i]->plan.start, sink->original ? JUMP_JOIN_GAP : 0,
+				     sink->original, LOST_JUMP, lost);
 	gathered_flush(sink, &jumps, done, LOST_JUMP, lost);
 	for (size_t i = 0; i < done; i++) {
 		if (lost[i] != LOST_NOTHING)
@@ -253,13 +263,13 @@ void known_sites_write_planned(struct thread *t, struct addr_space *as, uint64_t
 {
 	struct into_memory m = { as, t->tid };
 
-	build_planned(t, as, avoid, &(struct sink){ put_in_memory, &m }, (struct batch_of){ 0 });
+	build_planned(t, as, avoid, &(struct sink){ put_in_memory, &m, NULL }, (struct batch_of){ 0 });
 }
 
 void known_sites_build_for(struct thread *t, struct addr_space *as, bool (*put)(void *, const struct byte_run *),
-			   void *ctx)
+			   void *ctx, const struct gap_bytes *original)
 {
-	build_planned(t, as, 0, &(struct sink){ put, ctx }, (struct batch_of){ .as_mapped = true });
+	build_planned(t, as, 0, &(struct sink){ put, ctx, original }, (struct batch_of){ .as_mapped = true });
 }
 
 void known_sites_build_predicted(struct thread *t, struct addr_space *as, const struct layout_entry *where,
@@ -269,7 +279,7 @@ void known_sites_build_predicted(struct thread *t, struct addr_space *as, const 
 
 	objects_for_each_known_predicted(where->o, anchor + (uint64_t)where->start, anchor + (uint64_t)where->end,
 					 where->file_offset, &(struct known_visit){ wants, add_known, &into, NULL });
-	build_planned(t, as, 0, &(struct sink){ put, ctx }, (struct batch_of){ .only = where->o, .predicted = true });
+	build_planned(t, as, 0, &(struct sink){ put, ctx, NULL }, (struct batch_of){ .only = where->o, .predicted = true });
 }
 
 size_t known_sites_plan_at(struct thread *t, uint64_t addr)

@@ -27,9 +27,10 @@ void known_sites_write_planned(struct thread *t, struct addr_space *as, uint64_t
 /* The same, at t's exec event, for a memory that will write the bytes itself
  * (tracer/early.c), whose bytes are the mapped files' (not read back): each run
  * of bytes goes to put (false: it could not take it, and the patches whose bytes it
- * held are not written); the others are marked written as if they were. */
+ * held are not written); the others are marked written as if they were. Jumps near
+ * each other share a run where `original` (may be NULL) gives the bytes between. */
 void known_sites_build_for(struct thread *t, struct addr_space *as, bool (*put)(void *, const struct byte_run *),
-			   void *ctx);
+			   void *ctx, const struct gap_bytes *original);
 /* The same for the known sites of where->o, expected where the image's loader will
  * map it (where's addresses from anchor: the loader's code; lib_hook.h), not
  * mapped yet: its bytes are not read. Only that object's patches are built. */
