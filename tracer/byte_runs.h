@@ -19,8 +19,8 @@ struct byte_run {
 /* Where the bytes of a gap come from: what memory holds there, when the caller knows
  * it without reading it (a file's bytes as just mapped); false if it does not. */
 struct gap_bytes {
-	bool (*read)(void *ctx, uint64_t addr, void *buf, size_t len);
-	void *ctx;
+	bool (*read)(const void *ctx, uint64_t addr, void *buf, size_t len);
+	const void *ctx;
 };
 
 /* Adds len bytes at addr to r, filling a gap of at most `gap` bytes after what r

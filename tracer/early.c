@@ -89,7 +89,7 @@ static bool blob_write(void *ctx, const struct byte_run *r)
 }
 
 /* Its gap bytes: the loader's code as the exec mapped it (known_sites.h). */
-static bool loader_bytes(void *ctx, uint64_t addr, void *buf, size_t len)
+static bool loader_bytes(const void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	return objects_exec_loader_bytes(ctx, addr, buf, len);
 }
@@ -194,10 +194,10 @@ static bool untouched(const struct addr_space *as, const struct blob *b, uint64_
 #define PAGE 4096ull
 
 /* Where in the loader's code the set-up runs, 0 if nowhere: first the last whole
- * pages that no patch touches (the set-up drops them when it is done, and ends
- * without a stop: *drop), else its last bytes or the first place below them that no
- * patch touches (the set-up writes the patches while it runs; its bytes are put back
- * at its last stop); nor the libraries' hook's jump at keep (0: none). */
+ * pages that no patch and none of b's writes touch (the set-up drops them when it is
+ * done, and ends without a stop: *drop), else its last bytes or the first place
+ * below them that none touch (the set-up writes the patches while it runs; its bytes
+ * are put back at its last stop); nor the libraries' hook's jump at keep (0: none). */
 static uint64_t blob_place(const struct addr_space *as, const struct blob *b, uint64_t keep, bool *drop)
 {
 	size_t len = b->len;
@@ -298,23 +298,28 @@ static void add_hook(struct thread *t, struct exec_setup *e, const struct exec_c
 	free(w.code_and_data);
 }
 
+/* What a build puts in the set-up, from the most to the least: the known sites'
+ * bytes with the loader's jumps joined (fewer writes, up to ~2 KB more staged), the
+ * same with each jump apart, none. */
+enum blob_content { SITES_JOINED, SITES_APART, NO_SITES };
+
 /* The code for t's memory, and where it goes: with the known sites' bytes if they
  * fit, else without (those sites are written at the first call outside the loader,
  * or at their traps). False if it fits nowhere. */
 static bool build(struct thread *t, struct exec_setup *e, const struct exec_code *code)
 {
 	struct addr_space *as = t->img->as;
+	const struct gap_bytes loader = { loader_bytes, code };
 
-	for (int with_writes = 1; with_writes >= 0; with_writes--) {
+	for (enum blob_content c = SITES_JOINED; c <= NO_SITES; c++) {
 		/* --patch=off: no stub areas, nothing written */
 		if (library_enabled())
 			choose_areas(t, as, code->loader_base, code->exe_start);
 		blob_begin(&e->blob, as, t->slot);
 		e->hook_writes = 0;
 		e->hook_entry = 0;
-		if (with_writes && library_enabled()) {
-			known_sites_build_for(t, as, blob_write, &e->blob,
-					      &(struct gap_bytes){ loader_bytes, (void *)code });
+		if (c != NO_SITES && library_enabled()) {
+			known_sites_build_for(t, as, blob_write, &e->blob, c == SITES_JOINED ? &loader : NULL);
 			add_hook(t, e, code);
 		}
 		if (blob_end(&e->blob) && (e->at = blob_place(as, &e->blob, e->hook_entry, &e->drop)))

@@ -104,7 +104,7 @@ END_TEST
 /* What memory holds from AT on, for the gap bytes: byte i is 0x40 + i (a gap's
  * bytes are read from where they lie, not from the gap's start). Nothing from AT +
  * 0x100 on. */
-static bool mapped_bytes(void *ctx, uint64_t addr, void *buf, size_t len)
+static bool mapped_bytes(const void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	(void)ctx;
 	if (addr < AT || addr + len > AT + 0x100)
