@@ -12,7 +12,7 @@
 #include "region.h"
 
 #define REGION_DEFAULT_SLOTS 4096
-/* Per slot, after all the slots: where the tracer stages what a new image's set-up
+/* Per slot, right after it: where the tracer stages what a new image's set-up
  * copies into its stub memory (tracer/exec_blob.S), so that only the set-up's code
  * goes through the image's /proc/PID/mem. */
 #define REGION_STAGE_SIZE 16384
