@@ -5,9 +5,9 @@
  * slots, one per live thread, which the thread's %gs base points at (glibc leaves gs
  * alone on x86-64): each thread only ever writes its own, so the stubs count without
  * a lock. Each slot is followed by the tracer's staging area for a new image's
- * set-up (tracer/shared_region.h). The tracer reads a slot when its thread ends: a killed process's counts
- * are already there. An image maps gate and region at its exec, before its loader
- * runs (tracer/exec_blob.S); nothing is loaded into it.
+ * set-up (tracer/shared_region.h). The tracer reads a slot when its thread ends: a
+ * killed process's counts are already there. An image maps gate and region at its
+ * exec, before its loader runs (tracer/exec_blob.S); nothing is loaded into it.
  *
  * The one call the in-process path makes to the tracer uses a syscall number no
  * kernel has, which the filter traps and the tracer answers without the kernel:
