@@ -58,7 +58,7 @@ static const uint8_t JMP[] = { 0xe9 }, JAE[] = { 0x0f, 0x83 }, JE[] = { 0x0f, 0x
 /* Where the forward jumps of the stub land, and where its count triples are, as
  * offsets in it. */
 struct stub_marks {
-	size_t slow_pop, slow, counted_errors;
+	size_t slow_pop, slow, counted_errors, handoff, landing;
 	size_t count_from[STUB_MAX_COUNTS], count_to[STUB_MAX_COUNTS];
 	unsigned ncounts;
 };
@@ -316,6 +316,29 @@ static void emit_sigreturn_stub(struct emitter *e, const struct patch_plan *plan
 	emit_slow_and_back(e, plan, m);
 }
 
+/* The stackless stub of stub.h (vfork): no call, no step before the syscall; the
+ * landing stored in the slot, where the gate's stackless entry jumps back to. */
+static void emit_stackless_stub(struct emitter *e, const struct patch_plan *plan, const struct stub_config *cfg,
+				struct stub_marks *m)
+{
+	emit_covered_before(e, plan, m);
+	emit_count(e, cfg->site_counter, BY_NONE, m);
+	m->handoff = e->len;
+	EMIT(e, 0x4c, 0x8d, 0x1d);       /* lea landing(%rip),%r11 */
+	emit_u32(e, (uint32_t)(m->landing - (e->len + 4)));
+	EMIT(e, 0x65, 0x4c, 0x89, 0x1c, 0x25); /* mov %r11,%gs:stackless_return */
+	emit_u32(e, (uint32_t)cfg->stackless_return);
+	EMIT(e, 0x49, 0xbb);             /* movabs $stackless_gate,%r11 */
+	emit_u64(e, cfg->stackless_gate);
+	EMIT(e, 0x41, 0xff, 0xe3);       /* jmp *%r11 */
+	m->landing = e->len;
+	emit(e, LEA_RSP_DOWN, sizeof(LEA_RSP_DOWN));
+	emit_errors(e, cfg, false, m);
+	emit(e, LEA_RSP_UP, sizeof(LEA_RSP_UP));
+	emit_jump(e, JMP, sizeof(JMP), e->addr + m->slow + 2);
+	emit_slow_and_back(e, plan, m);
+}
+
 static bool is_slow(const struct stub_config *cfg, int nr)
 {
 	for (size_t i = 0; i < cfg->nslow; i++)
@@ -331,14 +354,17 @@ size_t stub_build(const struct patch_plan *plan, const struct stub_config *cfg, 
 	struct emitter e;
 
 	bool sigreturn = plan->nr == SYS_rt_sigreturn && cfg->sigreturns_in_process;
+	bool stackless = plan->nr == SYS_vfork && cfg->stackless_gate && !cfg->log_call && !cfg->time_call;
 
 	/* a fixed number has no dispatch; the bound is compared as a sign-extended imm32 */
-	if (plan->nr >= 0 ? is_slow(cfg, plan->nr) && !sigreturn : cfg->nr_limit > INT32_MAX)
+	if (plan->nr >= 0 ? is_slow(cfg, plan->nr) && !sigreturn && !stackless : cfg->nr_limit > INT32_MAX)
 		return 0;
 	for (int pass = 0; pass < 2; pass++) {
 		e = (struct emitter){ .out = out, .cap = cap, .addr = stub_addr };
 		if (sigreturn)
 			emit_sigreturn_stub(&e, plan, cfg, &m);
+		else if (stackless)
+			emit_stackless_stub(&e, plan, cfg, &m);
 		else
 			emit_stub(&e, plan, cfg, &m);
 	}
@@ -346,6 +372,10 @@ size_t stub_build(const struct patch_plan *plan, const struct stub_config *cfg, 
 		return 0;
 	*layout = (struct stub_layout){ .addr = stub_addr, .len = e.len, .slow = stub_addr + m.slow,
 					.after = stub_addr + m.slow + 2, .ncounts = m.ncounts };
+	if (stackless) {
+		layout->handoff = stub_addr + m.handoff;
+		layout->landing = stub_addr + m.landing;
+	}
 	for (unsigned i = 0; i < m.ncounts; i++) {
 		layout->count_from[i] = stub_addr + m.count_from[i];
 		layout->count_to[i] = stub_addr + m.count_to[i];
@@ -383,6 +413,8 @@ uint64_t stub_translate(const struct patch_plan *plan, const struct stub_layout 
 
 uint64_t stub_rewind(const struct stub_layout *layout, uint64_t rip)
 {
+	if (layout->handoff < rip && rip < layout->landing)
+		return layout->handoff;
 	for (unsigned i = 0; i < layout->ncounts; i++)
 		if (layout->count_from[i] < rip && rip < layout->count_to[i])
 			return layout->count_from[i];

@@ -87,6 +87,25 @@
  *   rt_sigreturn stops, and this one goes on in-process, its frame checked when it
  *   was armed.
  *
+ *   vfork (fixed number 58, with stub_config.stackless_gate, not under --log or
+ *   --time): the child runs on its parent's stack until it execs or exits, and
+ *   what it pushes there overwrites what lies below the parent's stack pointer,
+ *   so neither may return through the stack; the way back is in the slot:
+ *     <covered instructions before the syscall>       (mov $58,%eax)
+ *     count site_counter (load, add, store)
+ *   handoff:
+ *     lea landing(%rip),%r11
+ *     mov %r11,%gs:stackless_return                    the slot's word
+ *     movabs $stackless_gate,%r11 ; jmp *%r11          syscall; jmp *%gs:word
+ *   landing:                                           parent, and child
+ *     lea -128(%rsp),%rsp ; errors ; lea 128(%rsp),%rsp ; jmp after
+ *   The child has a slot of its own from its first stop, before its first
+ *   instruction (the gate's jmp): the tracer copies the word into it
+ *   (tracer/children.c). A signal inside (handoff, landing), or at the gate's
+ *   syscall not yet made, sends the thread back to handoff (stub_rewind,
+ *   tracer/signal_fixups.c): a handler's own vfork elsewhere would change the
+ *   word under it.
+ *
  * `slow` is 2 bytes before `after`, so a call restarted there after a signal (the
  * kernel moves rip back by 2) enters the traced syscall again.
  *
@@ -153,6 +172,11 @@ struct stub_config {
 	bool sigreturns_in_process; /* a fixed rt_sigreturn site gets the stub drawn
 	                              above (else it has none: it is in slow_nrs) */
 	int32_t sigreturn_armed;   /* of the word that lets one through it in-process */
+	uint64_t stackless_gate;   /* the gate's `syscall; jmp *%gs:stackless_return`: a
+	                              fixed vfork site gets the stackless stub drawn
+	                              above (0: none; it is in slow_nrs); not with
+	                              log_call or time_call */
+	int32_t stackless_return;  /* of the slot's word the stackless gate jumps through */
 	bool flag_free_errors;     /* the CPU has BMI2: the error test leaves the flags alone
 	                              (ignored with time_call) */
 	uint32_t nr_limit;         /* run-time numbers at or above it take the slow path */
@@ -181,6 +205,9 @@ struct stub_layout {
 	 * run-time one the site's and the number's calls, then errors */
 	uint64_t count_from[STUB_MAX_COUNTS], count_to[STUB_MAX_COUNTS];
 	unsigned ncounts;
+	/* the stackless stub's: where it stores its landing and jumps to the gate, and
+	 * the landing; both 0 in any other stub */
+	uint64_t handoff, landing;
 };
 
 /* Builds the stub for plan, to sit at stub_addr, into out (cap bytes). Returns its
@@ -200,7 +227,8 @@ bool patch_bytes(const struct patch_plan *plan, uint64_t stub_addr, uint8_t *out
 uint64_t stub_translate(const struct patch_plan *plan, const struct stub_layout *layout, uint64_t rip);
 /* Where a thread about to enter a signal handler must resume once it returns: the
  * load of the count triple it stopped in, when the load has run and the store has
- * not (count_from < rip < count_to); rip itself otherwise, for any address in or out
+ * not (count_from < rip < count_to); the stackless stub's handoff, when past it and
+ * short of the landing; rip itself otherwise, for any address in or out
  * of the stub. Without it, a handler making a call at the same site would have its
  * increment overwritten by the interrupted, stale store. Running the load again is
  * harmless: r11 is dead there, and rax, rflags and the stack are as they were at it.

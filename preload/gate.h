@@ -19,5 +19,10 @@
  * filter cannot refuse what systrace needs. */
 #define SYSTRACE_INSTRUMENT_OFFSET 8
 #define SYSTRACE_INSTRUMENT_SYSCALL_IP (SYSTRACE_GATE_ADDR + SYSTRACE_INSTRUMENT_OFFSET + 2)
+/* A third, `syscall; jmp *%gs:...`, for calls whose child must not return through
+ * the stack (vfork: patcher/stub.h, the stackless stub): the filter lets it through
+ * as it does the first, and a program's own filter decides it as it does the first. */
+#define SYSTRACE_STACKLESS_OFFSET 16
+#define SYSTRACE_STACKLESS_SYSCALL_IP (SYSTRACE_GATE_ADDR + SYSTRACE_STACKLESS_OFFSET + 2)
 
 #endif

@@ -101,6 +101,12 @@
 #define REGION_HOOK_EARLY 1
 #define REGION_HOOK_CALLS 2
 #define REGION_SLOT_HOOK_DONE_AT 49088
+
+/* Where the gate's stackless entry goes on once its call returned (pad_end): the
+ * stackless stub's landing, stored by the stub before it jumps there, copied by the
+ * tracer into the slot of a child the call made (tracer/children.c). */
+#define REGION_SLOT_STACKLESS 3
+#define REGION_SLOT_STACKLESS_AT (REGION_SLOT_HOOK_DONE_AT + 8 * REGION_SLOT_STACKLESS)
 #define REGION_SLOT_HOOK_EARLY_AT (REGION_SLOT_HOOK_DONE_AT + 8 * REGION_HOOK_EARLY)
 #define REGION_SLOT_HOOK_CALLS_AT (REGION_SLOT_HOOK_DONE_AT + 8 * REGION_HOOK_CALLS)
 #define REGION_SLOT_SITE_CALLS_AT 4160
@@ -135,7 +141,8 @@ struct region_slot {
 	uint64_t nr_errors[REGION_NRS];
 	uint64_t site_errors[REGION_SLOT_SITES];
 	uint64_t pad_end[8];        /* the log buffer on a page boundary; [0..2]: the
-	                               libraries' hook (REGION_SLOT_HOOK_*) */
+	                               libraries' hook (REGION_SLOT_HOOK_*); [3]:
+	                               REGION_SLOT_STACKLESS */
 };
 
 #define REGION_SLOT_SIZE sizeof(struct region_slot)

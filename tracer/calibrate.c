@@ -126,7 +126,7 @@ static _Noreturn void child(int sync_fd, int out_fd, int gate_fd)
 		_exit(CHILD_NO_GATE);
 	if (syscall(SYS_arch_prctl, ARCH_SET_GS, counters) != 0)
 		_exit(CHILD_NO_GS);
-	if (filter_install(SYSTRACE_GATE_SYSCALL_IP, SYSTRACE_INSTRUMENT_SYSCALL_IP) < 0)
+	if (filter_install(SYSTRACE_GATE_SYSCALL_IP, SYSTRACE_INSTRUMENT_SYSCALL_IP, SYSTRACE_STACKLESS_SYSCALL_IP) < 0)
 		_exit(CHILD_NO_FILTER);
 	measure(&b);
 	_exit(write(out_fd, &b, sizeof(b)) == sizeof(b) ? CHILD_OK : CHILD_NO_WRITE);

@@ -1,6 +1,8 @@
 #include "children.h"
 
+#include <errno.h>
 #include <sched.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -8,6 +10,7 @@
 #include <linux/kcmp.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
 #include <unistd.h>
 
 #include "early.h"
@@ -15,6 +18,8 @@
 #include "library.h"
 #include "placement.h"
 #include "procfs.h"
+#include "region.h"
+#include "shared_region.h"
 #include "tracee_wait.h"
 
 /* Children that died before their first stop, for their creator's event (a ring:
@@ -86,7 +91,7 @@ static struct image *new_process(pid_t pid, pid_t ppid, const struct thread *cre
 	return img;
 }
 
-bool children_on_creator_event(struct thread *creator, int event, uint64_t flags)
+bool children_on_creator_event(struct thread *creator, int event, uint64_t flags, uint64_t landing)
 {
 	struct image *parent = creator->img;
 	bool is_thread = event == PTRACE_EVENT_CLONE && (flags & CLONE_THREAD);
@@ -120,12 +125,29 @@ bool children_on_creator_event(struct thread *creator, int event, uint64_t flags
 				image_end_by_status(img, status);
 		} else {
 			child = thread_add(tid, img, THREAD_AWAIT_INITIAL_STOP);
+			child->stackless_landing = landing;
 			placement_inherit(child, creator);
 			/* a process copied inside a handler returns from it too */
 			child->handler_frames = is_thread ? 0 : creator->handler_frames;
 		}
 	}
 	return true;
+}
+
+/* Where a child made by a vfork through the gate's stackless entry goes on: what
+ * the creating thread's stub stored in its slot, which the child's %gs still
+ * points at (the creator sleeps in the vfork until the child execs or exits, so
+ * the word stays). Any other child gets a word it never reads. */
+static uint64_t creator_landing(pid_t tid, const struct image *img)
+{
+	long gs;
+	int slot;
+
+	errno = 0;
+	gs = ptrace(PTRACE_PEEKUSER, tid, offsetof(struct user_regs_struct, gs_base), 0);
+	if (!img || !img->as || errno || (slot = region_slot_at((uint64_t)gs - img->as->region_base)) < 0)
+		return 0;
+	return region_slot(slot)->pad_end[REGION_SLOT_STACKLESS];
 }
 
 struct thread *children_on_unknown_stop(pid_t tid)
@@ -153,8 +175,10 @@ struct thread *children_on_unknown_stop(pid_t tid)
 		img = creator ? creator->img : NULL;
 	else
 		img = new_process(tid, (pid_t)ppid, creator, false, 0);
-	if (img)
+	if (img) {
 		thread_attach(t, img);
+		t->stackless_landing = creator_landing(tid, img);
+	}
 	if (creator) {
 		placement_inherit(t, creator);
 		t->handler_frames = (pid_t)tgid == tid ? creator->handler_frames : 0;

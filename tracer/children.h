@@ -10,10 +10,12 @@
 
 #include "tasks.h"
 
-/* The creator's event; flags are the clone flags of the call it is in. False when
+/* The creator's event; flags are the clone flags of the call it is in; landing,
+ * for a vfork through the gate's stackless entry, where the child goes on once out
+ * of the gate (else 0). False when
  * the creator was killed since it stopped there (the child is placed at its own
  * first stop). */
-bool children_on_creator_event(struct thread *creator, int event, uint64_t flags);
+bool children_on_creator_event(struct thread *creator, int event, uint64_t flags, uint64_t landing);
 /* The first stop of a tid the tracer does not know: placed at once from
  * /proc/<tid>/status, never held waiting for its creator's event. */
 struct thread *children_on_unknown_stop(pid_t tid);

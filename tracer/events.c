@@ -30,8 +30,10 @@
 #include "placement.h"
 #include "proc_maps.h"
 #include "procfs.h"
+#include "region.h"
 #include "restarts.h"
 #include "results.h"
+#include "shared_region.h"
 #include "signal_fixups.h"
 #include "sigreturn_arm.h"
 #include "signals.h"
@@ -426,26 +428,34 @@ static void on_syscall_exit(struct thread *t, bool interrupted)
 	resume(t->tid, PTRACE_CONT, 0);
 }
 
-/* The flags of a creation made in-process (a plain fork through its stub: no
- * seccomp stop noted them), from the creator's registers in the gate; else those
- * its seccomp stop noted. */
-static uint64_t creation_flags(struct thread *t)
+/* The flags of a creation made in-process (a plain fork through its stub, a vfork
+ * through its stackless stub: no seccomp stop noted them), from the creator's
+ * registers in the gate; else those its seccomp stop noted. A vfork's also gives
+ * where its stub goes on: the child's way out of the gate (*landing, else 0). */
+static uint64_t creation_flags(struct thread *t, uint64_t *landing)
 {
 	struct user_regs_struct regs;
 
-	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0 || regs.rip - 2 != SYSTRACE_GATE_ADDR)
+	*landing = 0;
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
+		return t->clone_flags;
+	if (regs.rip == SYSTRACE_STACKLESS_SYSCALL_IP && t->slot >= 0) {
+		*landing = region_slot(t->slot)->pad_end[REGION_SLOT_STACKLESS];
+		return CLONE_VM | CLONE_VFORK | SIGCHLD;
+	}
+	if (regs.rip != SYSTRACE_GATE_SYSCALL_IP)
 		return t->clone_flags;
 	return (long)regs.orig_rax == SYS_clone ? regs.rdi : SIGCHLD;
 }
 
 static void on_clone_event(struct thread *t, int event)
 {
-	uint64_t flags = creation_flags(t);
+	uint64_t landing, flags = creation_flags(t, &landing);
 
 	t->clone_flags = 0;
 	t->in_vfork = event == PTRACE_EVENT_VFORK; /* until its next stop */
 	/* a creator killed since it stopped here is not written to */
-	if (children_on_creator_event(t, event, flags) && (event != PTRACE_EVENT_CLONE || !(flags & CLONE_THREAD)))
+	if (children_on_creator_event(t, event, flags, landing) && (event != PTRACE_EVENT_CLONE || !(flags & CLONE_THREAD)))
 		patching_on_fork(t);
 	resume(t->tid, PTRACE_CONT, 0);
 }

@@ -19,7 +19,7 @@
 /* unless the accumulator equals k, jump forward over to_trace instructions to the TRACE return */
 #define REQUIRE_EQ(k, to_trace) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (k), 0, (to_trace))
 
-unsigned filter_build(struct sock_filter *prog, uint64_t allowed_ip, uint64_t instrument_ip)
+unsigned filter_build(struct sock_filter *prog, uint64_t allowed_ip, uint64_t instrument_ip, uint64_t stackless_ip)
 {
 	const uint32_t ip_lo = (uint32_t)allowed_ip, ip_hi = (uint32_t)(allowed_ip >> 32);
 	const uint64_t page = allowed_ip & ~(uint64_t)4095;
@@ -27,12 +27,13 @@ unsigned filter_build(struct sock_filter *prog, uint64_t allowed_ip, uint64_t in
 	const unsigned arg_off = offsetof(struct seccomp_data, args);
 	struct sock_filter code[] = {
 		LOAD(arch),
-		REQUIRE_EQ(AUDIT_ARCH_X86_64, 18),
+		REQUIRE_EQ(AUDIT_ARCH_X86_64, 19),
 		LOAD(nr),
-		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, __X32_SYSCALL_BIT, 16, 0),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, __X32_SYSCALL_BIT, 17, 0),
 		LOAD_AT(ip_off),          /* low half first: x86-64 is little-endian */
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ip_lo, 1, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)instrument_ip, 0, 2),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ip_lo, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)instrument_ip, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)stackless_ip, 0, 2),
 		LOAD_AT(ip_off + 4),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ip_hi, 10, 0),
 		/* elsewhere, the one call that maps the gate's page (exec_blob.S) */
@@ -57,10 +58,11 @@ unsigned filter_build(struct sock_filter *prog, uint64_t allowed_ip, uint64_t in
 	return n;
 }
 
-int filter_install(uint64_t allowed_ip, uint64_t instrument_ip)
+int filter_install(uint64_t allowed_ip, uint64_t instrument_ip, uint64_t stackless_ip)
 {
 	struct sock_filter code[FILTER_MAX_LEN];
-	struct sock_fprog prog = { .len = (unsigned short)filter_build(code, allowed_ip, instrument_ip), .filter = code };
+	struct sock_fprog prog = { .len = (unsigned short)filter_build(code, allowed_ip, instrument_ip, stackless_ip),
+				   .filter = code };
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -1;

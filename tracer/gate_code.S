@@ -1,5 +1,6 @@
 /* The region's first page, as the tracer writes it (shared_region.c): the gate, whose
- * `syscall` is the one the seccomp filter lets through, the log routine that stubs
+ * `syscall` is the one the seccomp filter lets through, its stackless entry (a
+ * vfork's, which comes back through the slot: patcher/stub.h), the log routine that stubs
  * call instead of the gate under --log (stub.h), the time routine they call instead
  * under --time (below the log routine's comment), and the return pads through which
  * the tracer sends ptraced calls back to learn their results without a second stop
@@ -55,6 +56,14 @@ gate_code:
 	ret
 	.if .Linstrument - .Lgate - SYSTRACE_INSTRUMENT_OFFSET
 	.error "the instrument gate is not at SYSTRACE_INSTRUMENT_OFFSET"
+	.endif
+	.fill SYSTRACE_STACKLESS_OFFSET - SYSTRACE_INSTRUMENT_OFFSET - 3, 1, 0xcc
+	.globl gate_stackless
+gate_stackless:                  /* a vfork's way in and out (patcher/stub.h): the */
+	syscall                          /* child runs on, and may overwrite, the stack */
+	jmp *%gs:REGION_SLOT_STACKLESS_AT
+	.if gate_stackless - .Lgate - SYSTRACE_STACKLESS_OFFSET
+	.error "the stackless gate is not at SYSTRACE_STACKLESS_OFFSET"
 	.endif
 
 	.balign 64, 0xcc

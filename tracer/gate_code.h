@@ -7,7 +7,7 @@
 
 #include "gate.h"
 
-extern const uint8_t gate_code[], gate_code_end[];
+extern const uint8_t gate_code[], gate_code_end[], gate_stackless[];
 extern const uint8_t gate_log_call[], gate_log_retry[], gate_log_committed[];
 extern const uint8_t gate_log_returned[], gate_log_check[], gate_log_checked[];
 extern const uint8_t gate_time_call[], gate_time_start[], gate_time_timed[], gate_time_returned[];

@@ -82,7 +82,7 @@ static void child(int sync_fd, const char *path, char **argv, uint64_t allowed_i
 	if (read(sync_fd, &go, 1) != 1)
 		_exit(125);
 	close(sync_fd);
-	if (filter_install(allowed_ip, SYSTRACE_INSTRUMENT_SYSCALL_IP) < 0) {
+	if (filter_install(allowed_ip, SYSTRACE_INSTRUMENT_SYSCALL_IP, SYSTRACE_STACKLESS_SYSCALL_IP) < 0) {
 		fprintf(stderr, "systrace: cannot install the seccomp filter: %s\n", strerror(errno));
 		_exit(125);
 	}

@@ -80,6 +80,9 @@ static bool give_slot(struct thread *t)
 	}
 	/* not the thread an image began with: the libraries' hook is not its to run */
 	region_slot(t->slot)->pad_end[REGION_HOOK_DONE] = 1ull << REGION_HOOK_INERT_BIT;
+	/* a vfork's child leaves the gate through its own slot (patcher/stub.h) */
+	region_slot(t->slot)->pad_end[REGION_SLOT_STACKLESS] = t->stackless_landing;
+	t->stackless_landing = 0;
 	return ptrace(PTRACE_POKEUSER, t->tid, offsetof(struct user_regs_struct, gs_base),
 		      t->img->as->region_base + region_slot_offset(t->slot)) == 0;
 }

@@ -43,9 +43,9 @@ void must_stop_setup(bool counting_only)
 
 const char *must_stop_reason(int nr)
 {
-	/* only counting (the last calls not must-stop): its site gets a stub of its
-	 * own (stub.h), the number stays slow elsewhere */
-	if (ncalls < NCALLS && nr == SYS_rt_sigreturn)
+	/* only counting (the last calls not must-stop): their sites get stubs of their
+	 * own (stub.h), the numbers stay slow elsewhere */
+	if (ncalls < NCALLS && (nr == SYS_rt_sigreturn || nr == SYS_vfork))
 		return NULL;
 	for (size_t i = 0; nr >= 0 && i < ncalls; i++)
 		if (indexes[i] == syscall_index(ABI_X86_64, nr))

@@ -6,8 +6,9 @@
  *     with its parent); clone and fork too under --log and --time, whose routines'
  *     frames and buffers a child would return through and write as its parent's.
  *     rt_sigreturn's own site (a restorer: `mov $15,%rax; syscall`) gets a stub of
- *     its own that neither moves the stack nor calls (patcher/stub.h), but not
- *     under --log and --time either;
+ *     its own that neither moves the stack nor calls (patcher/stub.h), and so does
+ *     a vfork site whose number is fixed (glibc's vfork: the stackless stub, which
+ *     comes back through the slot), but not under --log and --time either;
  *   - exit may run on a stack the thread itself unmapped (musl's pthread_exit:
  *     munmap, then exit), which the stub's call to the gate would need;
  *   - the tracer needs their entry: execve, execveat under --log and --time (the

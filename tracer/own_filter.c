@@ -5,8 +5,9 @@
  * newest first, applying the strictest action. systrace's filter, the oldest, says
  * TRACE for any address but the gate's; a program's ERRNO, TRAP or KILL would beat
  * it. So each of the program's filters is installed rewritten (filter_rewrite.c):
- * TRACE at ordinary addresses, the program's own verdict at the gate's and the
- * return pads' (and at the instrument gate, systrace's own calls, ALLOW):
+ * TRACE at ordinary addresses, the program's own verdict at the gate's (both its
+ * entries) and the return pads' (and at the instrument gate, systrace's own calls,
+ * ALLOW):
  *
  *   the program           the kernel                      the tracer
  *   seccomp(prog)  -----> seccomp stop (every filter's   own_filter_on_call: reads
@@ -56,8 +57,10 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
+#include "call_times.h"
 #include "filter_rewrite.h"
 #include "gate_code.h"
+#include "must_stop.h"
 #include "region.h"
 #include "shared_region.h"
 
@@ -101,9 +104,15 @@ static uint64_t write_rewritten(pid_t tid, uint64_t rsp, const struct sock_filte
 void own_filter_on_call(struct thread *t, long nr, const uint64_t *args)
 {
 	static struct sock_filter in[BPF_MAXINSNS], out[BPF_MAXINSNS];
+	/* the gate, the return pad (own_filter_recheck's, and results.c's but under
+	 * --time), and the third that the run uses: --time's pad, or the gate's
+	 * stackless entry where vfork goes in-process (not with --time); the fewer, the
+	 * longer a program of its own the rewriting leaves room for */
+	const bool third = call_times_on() || !must_stop_reason(SYS_vfork);
 	const struct filter_ips ips = {
-		.decides = { SYSTRACE_GATE_SYSCALL_IP, GATE_AT(gate_pad), GATE_AT(gate_time_pad) },
-		.ndecides = 3,
+		.decides = { SYSTRACE_GATE_SYSCALL_IP, GATE_AT(gate_pad),
+			     call_times_on() ? GATE_AT(gate_time_pad) : SYSTRACE_STACKLESS_SYSCALL_IP },
+		.ndecides = third ? 3 : 2,
 		.instrument = SYSTRACE_INSTRUMENT_SYSCALL_IP,
 	};
 	struct user_regs_struct regs;

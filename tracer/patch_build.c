@@ -28,6 +28,8 @@ bool patch_build(struct addr_space *as, struct patch *p, uint64_t at, uint8_t st
 		.site_time = (int32_t)(REGION_TIME_SITE_TICKS + 8 * (size_t)as->next_counter),
 		.sigreturns_in_process = !must_stop_reason(SYS_rt_sigreturn), /* its own stub */
 		.sigreturn_armed = REGION_SLOT_SIGRETURN_AT,
+		.stackless_gate = must_stop_reason(SYS_vfork) ? 0 : SYSTRACE_GATE_ADDR + SYSTRACE_STACKLESS_OFFSET,
+		.stackless_return = REGION_SLOT_STACKLESS_AT,
 	};
 
 	cfg.slow_nrs = must_stop_indexes(&cfg.nslow);

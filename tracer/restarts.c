@@ -119,7 +119,7 @@ void restart_note_interrupt(struct thread *t, bool ours)
 		regs.rip += 2;
 	}
 	restart_rule_interrupt(t, (long)regs.orig_rax, (long)regs.rax, site_of(t, regs.rip - 2),
-			       regs.rip == SYSTRACE_GATE_SYSCALL_IP, ours);
+			       regs.rip == SYSTRACE_GATE_SYSCALL_IP || regs.rip == SYSTRACE_STACKLESS_SYSCALL_IP, ours);
 }
 
 bool restart_note_sigreturn(struct thread *t, uint64_t stack_pointer)

@@ -88,6 +88,15 @@ uint8_t *region_stage(int slot)
 	return base + region_stage_offset(slot);
 }
 
+int region_slot_at(uint64_t offset)
+{
+	uint64_t span = stride + REGION_STAGE_SIZE;
+
+	if (offset < REGION_GATE_SIZE || (offset - REGION_GATE_SIZE) % span || (offset - REGION_GATE_SIZE) / span >= nslots)
+		return -1;
+	return (int)((offset - REGION_GATE_SIZE) / span);
+}
+
 struct region_slot *region_slot(int slot)
 {
 	return (struct region_slot *)(base + region_slot_offset(slot));

@@ -35,6 +35,8 @@ struct region_log *region_log(int slot);
 /* The slot's time counters (only with --time), at %gs:REGION_TIME_AT in its thread. */
 struct region_time *region_time(int slot);
 uint64_t region_slot_offset(int slot);
+/* The slot whose counters begin offset bytes into the region, or -1. */
+int region_slot_at(uint64_t offset);
 /* The slot's staging area (REGION_STAGE_SIZE bytes), and its offset in the region. */
 uint8_t *region_stage(int slot);
 uint64_t region_stage_offset(int slot);

@@ -69,6 +69,8 @@ static void count_stub_error(struct thread *t, const struct patch *p, long nr)
  * again, goes to the stub's own traced syscall instead of the site's: the kernel's
  * restart (rip - 2) is then made there, where the tracer sees it as the restart it
  * is and counts it once in `restarted` (in the gate it would go unseen). */
+/* (From the gate's stackless entry, a vfork's: nothing on the stack, the stub's
+ * landing in the thread's slot.) */
 static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs_struct *regs, bool to_restart)
 {
 	/* the gate's return address, then: from a stub whose number varies, the
@@ -76,23 +78,31 @@ static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs
 	 * rdx, the flags, the stub's return address, the pushed counter; under the
 	 * time routine, its start, the number, rdx, the stub's return address, the
 	 * site's ticks, then what the stub pushed */
-	uint64_t frame[7], back, popped = 8, nr;
+	uint64_t frame[7] = { 0 }, back, popped = 8 + 128, nr;
 	struct iovec local = { frame, sizeof(frame) }, remote = { (void *)regs->rsp, sizeof(frame) };
 	const struct patch *p;
 	struct time_frame timed;
-	bool logged, is_timed, returned = !restart_is_code((int64_t)regs->rax);
+	bool stackless = regs->rip == SYSTRACE_STACKLESS_SYSCALL_IP;
+	bool logged = false, is_timed = false, returned = !restart_is_code((int64_t)regs->rax);
 
-	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != sizeof(frame))
+	if (stackless) {
+		if (t->slot < 0)
+			return;
+		back = region_slot(t->slot)->pad_end[REGION_SLOT_STACKLESS];
+		popped = 0;
+	} else if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != sizeof(frame)) {
 		return;
-	back = frame[0];
-	logged = back == GATE_AT(gate_log_returned);
-	is_timed = time_routine_frame(frame, SYSTRACE_GATE_ADDR, &timed);
+	} else {
+		back = frame[0];
+		logged = back == GATE_AT(gate_log_returned);
+		is_timed = time_routine_frame(frame, SYSTRACE_GATE_ADDR, &timed);
+	}
 	if (logged) {
 		back = frame[5];
-		popped = sizeof(frame);
+		popped = sizeof(frame) + 128;
 	} else if (is_timed) {
 		back = timed.stub_return;
-		popped = 8 * TIME_FRAME_WORDS;
+		popped = 8 * TIME_FRAME_WORDS + 128;
 	}
 	if (!(p = as_patch_of_stub(as, back)) || (to_restart && returned))
 		return;
@@ -124,7 +134,7 @@ static void leave_gate(struct thread *t, struct addr_space *as, struct user_regs
 		count_stub_error(t, p, (long)nr);
 	if (logged)
 		regs->eflags = frame[4];
-	regs->rsp += popped + 128;
+	regs->rsp += popped;
 	regs->rip = to_restart ? p->stub.after : p->plan.site + 2;
 	ptrace(PTRACE_SETREGS, t->tid, 0, regs);
 }
@@ -189,11 +199,21 @@ void fixups_on_signal(struct thread *t, struct delivery *d, struct user_regs_str
 
 	if (!as->npatched)
 		return;
-	if (regs->rip == SYSTRACE_GATE_SYSCALL_IP) {
+	if (regs->rip == SYSTRACE_GATE_SYSCALL_IP || regs->rip == SYSTRACE_STACKLESS_SYSCALL_IP) {
 		if (delivery_caught(d))
 			leave_gate(t, as, regs, false);
 		else if ((long)regs->orig_rax >= 0 && restart_is_code((int64_t)regs->rax))
 			leave_gate(t, as, regs, true);
+		return;
+	}
+	/* at the stackless entry's syscall not made: back to its stub's handoff, which
+	 * stores the word again (a handler's own vfork would change it) */
+	if (regs->rip == GATE_AT(gate_stackless)) {
+		if (t->slot < 0 || !(p = as_patch_of_stub(as, region_slot(t->slot)->pad_end[REGION_SLOT_STACKLESS]))
+		    || !p->stub.handoff)
+			return;
+		regs->rip = p->stub.handoff;
+		ptrace(PTRACE_SETREGS, t->tid, 0, regs);
 		return;
 	}
 	if ((p = as_patch_of_stub(as, regs->rip))) {
@@ -224,6 +244,7 @@ void fixups_on_group_stop(struct thread *t)
 	struct addr_space *as = t->img ? t->img->as : NULL;
 
 	if (as && as->npatched && ptrace(PTRACE_GETREGS, t->tid, 0, &regs) == 0
-	    && regs.rip == SYSTRACE_GATE_SYSCALL_IP && (long)regs.orig_rax >= 0 && restart_is_code((int64_t)regs.rax))
+	    && (regs.rip == SYSTRACE_GATE_SYSCALL_IP || regs.rip == SYSTRACE_STACKLESS_SYSCALL_IP)
+	    && (long)regs.orig_rax >= 0 && restart_is_code((int64_t)regs.rax))
 		leave_gate(t, as, &regs, true);
 }

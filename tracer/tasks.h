@@ -61,6 +61,9 @@ struct thread {
 	bool exec_returned;            /* it failed, with exec_ret, which the pad left */
 	int64_t exec_ret;
 	uint64_t clone_flags;          /* of the clone-family call it is in */
+	uint64_t stackless_landing;    /* made by a vfork through the gate's stackless
+	                                  entry: where its creator's stub goes on, for
+	                                  its own slot (patcher/stub.h); else 0 */
 	bool creator_event_pending;    /* placed at its first stop, before its creator's event */
 	bool gone;                     /* dead, kept only to absorb that event */
 	bool held;                     /* stopped, its status waiting in events.c's queue */

@@ -36,8 +36,9 @@ Usable as a module (sys.path.insert(0, E2E_DIR); import csvtool) and as a comman
       each image's rows adding up to the same in both files.
   csvtool.py never-patched DIR NAME[,NAME...]
       no sites.csv row for one of these syscall names is patched or has in-process
-      calls (clone3, vfork...: they must stop in the tracer), and clone and
-      rt_sigreturn sites have in-process calls only in _Fork and __restore_rt.
+      calls (clone3...: they must stop in the tracer), and clone, rt_sigreturn and
+      vfork sites have in-process calls only in _Fork, __restore_rt and __vfork
+      (or pop_vfork).
   csvtool.py library DIR EXPECT [EXE_SUFFIX]
       every processes.csv row (or those whose exe ends with EXE_SUFFIX) has
       library == EXPECT; `unpatchable` in EXPECT's place means every sites.csv row of
@@ -577,14 +578,17 @@ def check_site(d, want, expect):
 
 
 # The functions where a call of these numbers may go in-process: a plain fork (clone
-# with no new stack, no shared memory: glibc's fork) and a signal handler's return
-# through a restorer (`mov $15,%rax; syscall`, whose stub moves no stack).
-INPROCESS_ONLY_IN = {"clone": {"_Fork"}, "rt_sigreturn": {"__restore_rt"}}
+# with no new stack, no shared memory: glibc's fork), a signal handler's return
+# through a restorer (`mov $15,%rax; syscall`, whose stub moves no stack) and a
+# vfork whose number is fixed (`mov $58,%eax; syscall`: glibc's, and
+# tests/programs/vfork_signals.c's own), whose stub comes back through the slot,
+# not the stack.
+INPROCESS_ONLY_IN = {"clone": {"_Fork"}, "rt_sigreturn": {"__restore_rt"}, "vfork": {"__vfork", "pop_vfork"}}
 
 
 def check_never_patched(d, names):
-    """names never patched, nor in-process; clone and rt_sigreturn in-process only
-    in the functions of INPROCESS_ONLY_IN."""
+    """names never patched, nor in-process; clone, rt_sigreturn and vfork in-process
+    only in the functions of INPROCESS_ONLY_IN."""
     problems = []
     for r in load_sites(d):
         inprocess = to_int(r["inprocess"], "sites.csv inprocess")

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The in-process path, exactly: every hazard program (tests/programs: redzone, regs,
 # race_threads, blocked_threads, branch_into, syscall_ret_next, jit, sigsys,
-# clone_stack, unmap_self, vfork_patched, fork_threads; and the older clone_vm, vfork_exec,
+# clone_stack, unmap_self, vfork_patched, vfork_signals, fork_threads; and the older clone_vm, vfork_exec,
 # fork_from_thread, exec_from_thread, signals, nested_handlers) runs under systrace in its default mode
 # (safe; first_call, run 150 times, has test_first_call.sh):
 #  - exits 0: each program checks its own results and exits non-zero when a patch
@@ -15,10 +15,12 @@
 #  - its hot sites, fixed-number or run-time-number sites in the program or libc
 #    with room for a patch, are `patched` with in-process calls; the sites that a
 #    patch would break (a branch target inside, `syscall; ret; next function`) are
-#    never patched; no clone3 or vfork site ever is, clone goes in-process only as
+#    never patched; no clone3 site ever is, clone goes in-process only as
 #    a plain fork (glibc's _Fork, whose child returns through the stub on its own
-#    copy of the stack): a clone on a new stack always stops; and rt_sigreturn only
-#    at glibc's restorer, whose stub moves no stack.
+#    copy of the stack): a clone on a new stack always stops; rt_sigreturn only
+#    at glibc's restorer, whose stub moves no stack; and vfork only at a fixed
+#    number (glibc's __vfork, vfork_signals' own), whose stub comes back through
+#    the slot.
 . "$(dirname "$0")/lib.sh"
 P=$PROGRAMS
 T=$TMPDIR
@@ -161,7 +163,19 @@ if compare_inprocess vfork_patched default "exit_group=5" "$P/vfork_patched" 200
 fi
 expect_site "$T/vfork_patched" site_getppid patched "vfork_patched"
 expect_site "$T/vfork_patched" rt_pop_syscall any "vfork_patched"
+expect_site "$T/vfork_patched" __vfork@vfork patched "vfork_patched (glibc's vfork, the stackless stub)"
 common vfork_patched vfork_patched
+
+# a handler's vfork at another site, each time glibc's vfork comes back out of the
+# gate's stackless entry (the signal is delivered there every round)
+if compare_inprocess vfork_signals default "exit_group=601" "$P/vfork_signals" 300; then
+	expect_count "$T/vfork_signals" x86_64 vfork 600 vfork_signals
+	expect_count "$T/vfork_signals" x86_64 kill 300 vfork_signals
+	expect_count "$T/vfork_signals" x86_64 rt_sigreturn 300 vfork_signals
+fi
+expect_site "$T/vfork_signals" __vfork@vfork patched "vfork_signals (glibc's vfork)"
+expect_site "$T/vfork_signals" pop_vfork@vfork patched "vfork_signals (the handler's vfork)"
+common vfork_signals vfork_signals
 
 # fork from a process whose threads are busy at the patched sites
 if compare_inprocess fork_threads default "exit=4 exit_group=4" "$P/fork_threads" 4 3000; then

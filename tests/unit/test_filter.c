@@ -34,7 +34,7 @@ static long gate_syscall(long nr, long arg)
 
 /* In a child with the filter and no tracer, a traced call fails with ENOSYS while
  * the gate's calls go through (even its exit has to), and so do those of the
- * instrument gate and the set-up's mapping of the gate, but not those of another
+ * instrument and stackless gates and the set-up's mapping of the gate, but not those of another
  * `syscall` in the page. Exit code: 0 on success, else
  * which check failed. */
 static int child_checks(void)
@@ -47,10 +47,11 @@ static int child_checks(void)
 		return 10;
 	memcpy(page, gate_code, sizeof(gate_code));
 	memcpy((char *)page + SYSTRACE_INSTRUMENT_OFFSET, gate_code, sizeof(gate_code));
+	memcpy((char *)page + SYSTRACE_STACKLESS_OFFSET, gate_code, sizeof(gate_code));
 	memcpy((char *)page + 64, gate_code, sizeof(gate_code));
 	if (mprotect(page, 4096, PROT_READ | PROT_EXEC) < 0)
 		return 11;
-	if (filter_install(SYSTRACE_GATE_SYSCALL_IP, SYSTRACE_INSTRUMENT_SYSCALL_IP) < 0)
+	if (filter_install(SYSTRACE_GATE_SYSCALL_IP, SYSTRACE_INSTRUMENT_SYSCALL_IP, SYSTRACE_STACKLESS_SYSCALL_IP) < 0)
 		return 12;
 	if (syscall(SYS_getppid) != -1 || errno != ENOSYS)
 		return 1;
@@ -58,6 +59,8 @@ static int child_checks(void)
 		return 2;
 	if (gate_syscall_at(SYSTRACE_INSTRUMENT_OFFSET, SYS_getppid, 0) != parent)
 		return 4;
+	if (gate_syscall_at(SYSTRACE_STACKLESS_OFFSET, SYS_getppid, 0) != parent)
+		return 9;
 	if (gate_syscall_at(64, SYS_getppid, 0) != -ENOSYS)
 		return 5;
 	/* the set-up's mapping of the gate goes through from anywhere (the kernel says
@@ -88,7 +91,7 @@ END_TEST
 START_TEST(filter_checks_arch_x32_and_both_halves_of_the_ip)
 {
 	struct sock_filter prog[FILTER_MAX_LEN];
-	unsigned n = filter_build(prog, 0x123456789aULL, 0x123456780aULL);
+	unsigned n = filter_build(prog, 0x123456789aULL, 0x123456780aULL, 0x12345678aaULL);
 	int saw_lo = 0, saw_hi = 0;
 
 	ck_assert_uint_le(n, FILTER_MAX_LEN);

@@ -951,6 +951,77 @@ START_TEST(flag_free_errors_decode_as_documented)
 }
 END_TEST
 
+/* glibc's vfork (`mov $58,%eax; syscall`): the stackless stub of stub.h, its count,
+ * the handoff (lea of the landing, its store to the slot's word, the jump to the
+ * gate's stackless entry), the landing (the red zone, the errors, the way back);
+ * rewound to the handoff from inside it; none without a stackless gate, or under
+ * the log routine, and no other number gets one. */
+START_TEST(stackless_stub_decodes_as_documented)
+{
+	static const unsigned ids[] = {
+		X86_INS_MOV,                                        /* mov $58,%eax */
+		X86_INS_MOV, X86_INS_LEA, X86_INS_MOV,              /* the count */
+		X86_INS_LEA, X86_INS_MOV, X86_INS_MOVABS, X86_INS_JMP, /* the handoff */
+		X86_INS_LEA,                                        /* landing: the red zone */
+		X86_INS_PUSH, X86_INS_CMP, X86_INS_JB, X86_INS_MOV, X86_INS_LEA, X86_INS_MOV, X86_INS_MOV,
+		X86_INS_POPFQ,                                      /* the errors */
+		X86_INS_LEA, X86_INS_JMP, X86_INS_SYSCALL, X86_INS_JMP,
+	};
+	static const int slow[] = { SYS_vfork };
+	struct patch_plan v = { .site = 0x1005, .start = 0x1000, .end = 0x1005, .shape = PATCH_BEFORE, .nr = SYS_vfork,
+				.original = { 0xb8, 0x3a, 0x00, 0x00, 0x00 }, .ninsn = 1, .insn_off = { 0 } };
+	struct patch_plan b = before_plan();
+	struct stub_config cfg = some_config;
+	struct stub_layout l;
+	struct decoded d;
+	uint8_t out[STUB_MAX_LEN];
+	size_t len, i;
+
+	cfg.slow_nrs = slow;
+	cfg.nslow = 1;
+	ck_assert_uint_eq(stub_build(&v, &cfg, 0x40000, out, sizeof(out), &l), 0); /* no stackless gate */
+	cfg.stackless_gate = 0x7010;
+	cfg.stackless_return = 0x40;
+	len = stub_build(&v, &cfg, 0x40000, out, sizeof(out), &l);
+	ck_assert_uint_gt(len, 0);
+	decode(&d, out, len, l.addr);
+	assert_ids(&d, ids, sizeof(ids) / sizeof(ids[0]));
+	ck_assert_uint_eq(l.ncounts, 2);
+	assert_count_triple(&d, l.count_from[0], l.count_to[0], cfg.site_counter, X86_REG_INVALID);
+	i = insn_at(&d, l.handoff);
+	ck_assert_uint_eq(l.handoff, l.count_to[0]);
+	ck_assert_uint_eq(d.insn[i].detail->x86.operands[1].mem.base, X86_REG_RIP);
+	ck_assert_uint_eq(d.insn[i + 1].address + (uint64_t)d.insn[i].detail->x86.operands[1].mem.disp, l.landing);
+	assert_gs_operand(&d.insn[i + 1].detail->x86.operands[0], cfg.stackless_return, X86_REG_INVALID);
+	assert_reg_operand(&d.insn[i + 1].detail->x86.operands[1], X86_REG_R11);
+	ck_assert_uint_eq((uint64_t)d.insn[i + 2].detail->x86.operands[1].imm, cfg.stackless_gate);
+	assert_reg_operand(&d.insn[i + 3].detail->x86.operands[0], X86_REG_R11);
+	ck_assert_uint_eq(d.insn[i + 4].address, l.landing);
+	ck_assert_str_eq(d.insn[i + 4].op_str, "rsp, [rsp - 0x80]");
+	i = assert_error_count(&d, i + 5, &l, 1, &cfg);
+	ck_assert_str_eq(d.insn[i].op_str, "rsp, [rsp + 0x80]");
+	ck_assert_uint_eq(branch_target(&d.insn[i + 1]), l.after);
+	ck_assert_uint_eq(d.insn[i + 2].address, l.slow);
+	ck_assert_uint_eq(branch_target(&d.insn[i + 3]), v.site + 2);
+	/* no call anywhere: nothing comes back through the stack */
+	for (size_t k = 0; k < d.n; k++)
+		ck_assert_int_ne(d.insn[k].id, X86_INS_CALL);
+	/* a signal past the handoff, short of the landing, goes back to it */
+	for (i = insn_at(&d, l.handoff); d.insn[i].address < l.landing; i++)
+		ck_assert_uint_eq(stub_rewind(&l, d.insn[i].address), l.handoff);
+	ck_assert_uint_eq(stub_rewind(&l, l.landing), l.landing);
+	decoded_free(&d);
+
+	/* another fixed number is no stackless stub; nor is vfork under --log */
+	len = stub_build(&b, &cfg, 0x40000, out, sizeof(out), &l);
+	ck_assert_uint_gt(len, 0);
+	ck_assert_uint_eq(l.handoff, 0);
+	ck_assert_uint_eq(l.landing, 0);
+	cfg.log_call = 0x7040;
+	ck_assert_uint_eq(stub_build(&v, &cfg, 0x40000, out, sizeof(out), &l), 0);
+}
+END_TEST
+
 START_TEST(rewind_to_an_interrupted_load)
 {
 	struct patch_plan plans[] = { before_plan(), after_plan() };
@@ -1413,6 +1484,7 @@ Suite *stub_suite(void)
 	return single_case_suite("stub", (const TTest *const[]){
 		fixed_number_before, fixed_number_after, run_time_number, registers_flags_and_red_zone_are_kept,
 		layout_and_translation, patch_is_a_jump_then_int3, stubs_that_cannot_be_built, stubs_decode_as_documented, flag_free_errors_decode_as_documented,
+		stackless_stub_decodes_as_documented,
 		rewind_to_an_interrupted_load, a_rewound_triple_loses_no_count, each_thread_counts_in_its_own_block,
 		guarded_numbers, forks_go_in_process, timed_registers_flags_and_red_zone_are_kept, timed_stubs_decode_as_documented,
 		timed_calls_count_and_time, a_signal_in_the_time_routine, NULL });
