@@ -37,7 +37,7 @@ PROGRAMS=$BUILD/tests/programs
 [ -x "$SYSTRACE" ] || { echo "stress.sh: $SYSTRACE is missing (make build/systrace)" >&2; exit 2; }
 
 # name and arguments; the expected counts are in check() below, by name
-ALL="race_threads blocked_threads fork_threads clone_stack vfork_patched sigsys first_call unmap_self"
+ALL="race_threads blocked_threads fork_threads clone_stack vfork_patched vfork_signals sigsys first_call unmap_self"
 args_of() {
 	case $1 in
 	race_threads) echo "8 2000" ;;
@@ -45,6 +45,7 @@ args_of() {
 	fork_threads) echo "4 3000" ;;
 	clone_stack) echo "2000" ;;
 	vfork_patched) echo "2000" ;;
+	vfork_signals) echo "100" ;;
 	sigsys) echo "20000 300" ;;
 	first_call) echo "" ;;
 	unmap_self) echo "200" ;;
@@ -75,6 +76,7 @@ TOTALS = {
     "fork_threads": {"getppid": 27667, "fork": 1, "clone": 2, "wait4": 3},
     "clone_stack": {"getppid": 11029, "clone": 4, "clone3": 3, "wait4": 4},
     "vfork_patched": {"getppid": 18601, "vfork": 4, "wait4": 4},
+    "vfork_signals": {"vfork": 200, "kill": 100, "getppid": 100, "wait4": 200, "rt_sigreturn": 100},
     "sigsys": {"getppid": 20001, "getpid": 601, "write": 600, "rt_sigreturn": 600, "tgkill": 300,
                "setitimer": 300},
     "first_call": {"getppid": 6, "getpid": 4},
@@ -91,6 +93,7 @@ SITES = {
     "race_threads": [({"symbol": "race_site"}, 16000), ({"symbol": "getppid", "object": "libc.so"}, 16000)],
     "blocked_threads": [({"symbol": "before_read"}, 2001), ({"symbol": "after_read"}, 2003),
                         ({"object": "libc.so", "syscall": "read"}, 2005)],
+    "vfork_signals": [({"symbol": "pop_vfork"}, 100), ({"symbol": "__vfork"}, 100)],
 }
 
 
