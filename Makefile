@@ -105,6 +105,8 @@ $(BUILD)/tests/programs/%: tests/programs/%.c $(wildcard tests/programs/*.h)
 # (linked against a library of the tests' own, found at run time by LD_LIBRARY_PATH)
 $(BUILD)/tests/programs/lib_hook_user: tests/programs/lib_hook_user.c $(BUILD)/tests/programs/lib_hook_dso.so
 	$(CC) -O1 -g $(WARN) -o $@ $< -L$(BUILD)/tests/programs -l:lib_hook_dso.so
+$(BUILD)/tests/programs/large_lib_user: tests/programs/large_lib_user.c $(BUILD)/tests/programs/large_lib_dso.so
+	$(CC) -O1 -g $(WARN) -o $@ $< -L$(BUILD)/tests/programs -l:large_lib_dso.so
 
 $(BUILD)/tests/programs/%_gcc: tests/programs/sanitized/%.c
 	@mkdir -p $(@D)

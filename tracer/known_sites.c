@@ -361,7 +361,8 @@ void known_sites_write_all(struct thread *t, struct addr_space *as, uint64_t sit
 		site_plan_ahead(t->tid);
 	objects_for_each_known(t->tid, &(struct known_visit){ wants_all, add_known_all, &all, mapped_all });
 	if (all.layout.exe && all.layout.loader && t->img->rec.started_by_exec && !all.layout.overflow)
-		objects_set_layout((struct object *)all.layout.exe, all.layout.loader, all.layout.e, all.layout.n);
+		objects_set_layout((struct object *)all.layout.exe, all.layout.loader, as->loader_start, all.layout.e,
+				   all.layout.n);
 	known_sites_write_planned(t, as, site + 2);
 }
 

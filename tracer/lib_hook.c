@@ -140,6 +140,7 @@ bool lib_hook_build(struct thread *t, const struct exec_code *code, struct lib_h
 {
 	struct addr_space *as = t->img->as;
 	const struct layout_entry *layout;
+	struct layout_entry guess[LAYOUT_MAX];
 	uint64_t hook_vaddr, loader_vaddr, entry, tramp, nobjects = 0;
 	uint8_t original[16];
 	struct iovec local = { original, sizeof(original) }, remote;
@@ -149,7 +150,7 @@ bool lib_hook_build(struct thread *t, const struct exec_code *code, struct lib_h
 	bool whole;
 
 	if (!predicting || syscall_log_on() || call_times_on() || !code->loader
-	    || !(layout = objects_layout(t->img->exe_object, code->loader, &n))
+	    || !(layout = objects_layout(t->img->exe_object, code->loader, as->loader_start, guess, &n))
 	    || !objects_loader_hook(code->loader, &hook_vaddr)
 	    || !objects_vaddr_of_offset(code->loader, 0, &loader_vaddr))
 		return false;

@@ -53,8 +53,7 @@ struct object {
 	struct learned { uint64_t vaddr; struct libc_entry *entries; unsigned n; } *learned;
 	size_t nlearned, cap_learned;
 	/* as an executable: its libraries' layout (lib_hook.h), and whose loader ran it */
-	struct layout_entry *layout;
-	size_t nlayout;
+	struct layouts *layouts;
 	const struct object *layout_loader;
 	/* as a loader: where the libraries' hook goes, looked up once */
 	enum { HOOK_NOT_YET, HOOK_FOUND, HOOK_NONE } hook_lookup;
@@ -475,26 +474,23 @@ void objects_for_each_known_predicted(struct object *o, uint64_t start, uint64_t
 	known_in_object(o, &e, v);
 }
 
-void objects_set_layout(struct object *exe, const struct object *loader, const struct layout_entry *e, size_t n)
+void objects_set_layout(struct object *exe, const struct object *loader, uint64_t loader_start,
+			const struct layout_entry *e, size_t n)
 {
-	free(exe->layout);
-	exe->layout = NULL;
-	exe->nlayout = 0;
-	exe->layout_loader = loader;
-	if (!n)
-		return;
-	if (!(exe->layout = malloc(n * sizeof(*e))))
-		abort();
-	memcpy(exe->layout, e, n * sizeof(*e));
-	exe->nlayout = n;
+	if (exe->layout_loader != loader) {
+		layouts_free(exe->layouts);
+		exe->layouts = NULL;
+		exe->layout_loader = loader;
+	}
+	layouts_keep(&exe->layouts, loader_start, e, n);
 }
 
-const struct layout_entry *objects_layout(const struct object *exe, const struct object *loader, size_t *n)
+const struct layout_entry *objects_layout(const struct object *exe, const struct object *loader,
+					  uint64_t loader_start, struct layout_entry guess[LAYOUT_MAX], size_t *n)
 {
-	if (!exe || !loader || exe->layout_loader != loader || !exe->nlayout)
+	if (!exe || !loader || exe->layout_loader != loader)
 		return NULL;
-	*n = exe->nlayout;
-	return exe->layout;
+	return layouts_for(exe->layouts, loader_start, guess, n);
 }
 
 bool objects_loader_hook(struct object *loader, uint64_t *vaddr)
@@ -763,7 +759,7 @@ void objects_free_all(void)
 			for (size_t i = 0; i < o->nlearned; i++)
 				free(o->learned[i].entries);
 			free(o->learned);
-			free(o->layout);
+			layouts_free(o->layouts);
 			free(o->path);
 			free(o);
 		}

@@ -11,6 +11,7 @@
 #include "code_scan.h"
 #include "patch_plan.h"
 #include "image_record.h"
+#include "layouts.h"
 
 /* Opens the mappings of tid, a live thread, for the calls below; false if gone.
  * Begins nest: the calls below, which begin and end themselves, reuse what an outer
@@ -122,18 +123,14 @@ const char *objects_path(const struct object *o);
  * and the one seen most there so far (NULL: none). */
 void objects_learn_entry(struct object *o, uint64_t vaddr, const char *name);
 const char *objects_learned_entry(const struct object *o, uint64_t vaddr);
-/* Where the libraries of an executable's images lay (lib_hook.h): a mapping of o,
- * [start, end) from file_offset, start and end relative to the loader's code. */
-#define LAYOUT_MAX 30
-struct layout_entry {
-	struct object *o;
-	int64_t start, end;
-	uint64_t file_offset;
-};
-/* Keeps the layout last seen in an image of exe run by loader (n entries). */
-void objects_set_layout(struct object *exe, const struct object *loader, const struct layout_entry *e, size_t n);
-/* That layout, if the images of exe that loader runs have one (else NULL). */
-const struct layout_entry *objects_layout(const struct object *exe, const struct object *loader, size_t *n);
+/* Keeps the layout seen in an image of exe run by loader, whose code lay at
+ * loader_start (layouts.h). */
+void objects_set_layout(struct object *exe, const struct object *loader, uint64_t loader_start,
+			const struct layout_entry *e, size_t n);
+/* The layout to expect in an image of exe that loader runs from loader_start (else
+ * NULL); guess: room for one that no image showed (layouts_for). */
+const struct layout_entry *objects_layout(const struct object *exe, const struct object *loader,
+					  uint64_t loader_start, struct layout_entry guess[LAYOUT_MAX], size_t *n);
 /* Where a loader takes the libraries' hook (lib_hook.h): the ELF address of its
  * _dl_allocate_tls_init, read from its .dynsym once; false if it has none. */
 bool objects_loader_hook(struct object *loader, uint64_t *vaddr);

@@ -19,6 +19,9 @@
 #  - a library whose file changed under the same layout (LD_LIBRARY_PATH to a copy
 #    with another build-id): its sites are left to their first trap, libc's are
 #    written;
+#  - a library of 2 MB or more, linked before libc: the kernel puts it at a 2 MB
+#    boundary, so libc lies elsewhere for each place of the loader in its 2 MB page;
+#    an image at a place between two seen ones is laid out as they agree;
 #  - --patch=single and --patch=unsafe take the hook as safe does.
 . "$(dirname "$0")/lib.sh"
 
@@ -102,6 +105,42 @@ if compare_inprocess swapped default "exit_group=4" \
 		check_problem "swapped: the changed library's sites were written as if it were the same"
 	[ "$(field swapped lib_hook_user 3 2)" = 0 ] ||
 		check_problem "swapped: the third image stopped early (libc's sites should have been written)"
+fi
+
+echo "== a library of 2 MB or more: the layout by the loader's place in its 2 MB page"
+# (tracer/layouts.h) setarch -R fixes the address space; each 4 KB more of soft stack
+# limit puts the loader a page lower. Two triples of places, 16 pages apart and then
+# their middle: the middle image is laid out as its two neighbours say when they
+# agree (libc and the large library each at one distance from the loader, or at one
+# address), and its libraries' sites are then written by the hook (no early stop).
+places="0 16 8 256 272 264"
+if compare_inprocess large default "exit_group=7" \
+	setarch -R sh -c 'for k in $1; do (ulimit -S -s $((131072 + 4 * k)) && LD_LIBRARY_PATH=$2 exec "$0"); done' \
+	"$P/large_lib_user" "$places" "$P"; then
+	images large large_lib_user | sed 's/^/    ptraced stops_early early calls library: /'
+	sed 's/^/    where: /' "$T/large.out"
+	[ "$(images large large_lib_user | wc -l)" = 6 ] || check_problem "large: not 6 large_lib_user images"
+	[ "$(grep -c '^loader=' "$T/large.out")" = 6 ] || check_problem "large: not 6 lines of addresses"
+	qualified=0
+	for triple in 1 4; do
+		# "same" when each library kept its distance from the loader or its address
+		# from the first image of the triple to the second
+		agree=$(sed -n "${triple}p;$((triple + 1))p" "$T/large.out" | python3 -c '
+import sys
+rows = [dict(kv.split("=") for kv in l.split()) for l in sys.stdin]
+a, b = ({k: int(v, 16) for k, v in r.items()} for r in rows)
+ok = all(a[n] == b[n] or a[n] - a["loader"] == b[n] - b["loader"] for n in ("large", "libc"))
+print("same" if ok else "changed")')
+		echo "    places $(echo "$places" | cut -d' ' -f"$triple"-$((triple + 2))): the two first $agree"
+		[ "$agree" = same ] || continue
+		qualified=$((qualified + 1))
+		mid=$((triple + 2))
+		[ "$(field large large_lib_user $mid 2)" = 0 ] ||
+			check_problem "large: the middle image $mid stopped early (its layout was not predicted from its neighbours)"
+		[ "$(field large large_lib_user $mid 1)" = 0 ] ||
+			check_problem "large: the middle image $mid made ptraced calls"
+	done
+	[ "$qualified" -ge 1 ] || check_problem "large: no triple whose first two images agree (a change of layout inside both)"
 fi
 
 for mode in single unsafe; do

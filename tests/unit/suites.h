@@ -41,6 +41,7 @@ Suite *site_history_suite(void);
 Suite *syscall_table_suite(void);
 Suite *remote_read_suite(void);
 Suite *procfs_suite(void);
+Suite *layouts_suite(void);
 
 /* A one-test-case suite, the common shape here. */
 Suite *single_case_suite(const char *name, const TTest *const *tests);

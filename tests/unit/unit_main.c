@@ -46,6 +46,7 @@ int main(void)
 	srunner_add_suite(runner, syscall_table_suite());
 	srunner_add_suite(runner, remote_read_suite());
 	srunner_add_suite(runner, procfs_suite());
+	srunner_add_suite(runner, layouts_suite());
 	srunner_run_all(runner, CK_NORMAL);
 	failed = srunner_ntests_failed(runner);
 	srunner_free(runner);
