@@ -1,6 +1,8 @@
 #!/bin/sh
 # tracer_cpu.sh ARM...: interleaved rounds of the spawn loop (500 x /bin/true from
-# sh) and libiberty's configure + make -j2, for each ARM: `native`, `floor`
+# sh), the compile loop (200 x cc -c of a one-line file: cc1's libraries include
+# one of more than 2 MB, tracer/layouts.h) and libiberty's configure + make -j2,
+# for each ARM: `native`, `floor`
 # (bench/floor_tracer.c: a tracer told of each fork, exec, exit and signal that only
 # resumes, the floor of any ptrace tracer here), or the path of a systrace build (its
 # default mode). Per run: the wall time and, for the tracers, the tracer's CPU per
@@ -38,8 +40,9 @@ esac
 one_run() {
     case $2 in
     spawn) cmd='i=0; while [ $i -lt 500 ]; do /bin/true; i=$((i+1)); done' ;;
+    cc) cmd='echo "int f(void) { return 1; }" >f.c; i=0; while [ $i -lt 200 ]; do cc -c f.c; i=$((i+1)); done' ;;
     libiberty) cmd="$src/libiberty/configure >/dev/null 2>&1 && make -j2 >/dev/null 2>&1" ;;
-    *) echo "tracer_cpu.sh: unknown workload '$2' (spawn, libiberty)" >&2; exit 2 ;;
+    *) echo "tracer_cpu.sh: unknown workload '$2' (spawn, cc, libiberty)" >&2; exit 2 ;;
     esac
     rm -rf "$work/build" "$work/out"
     mkdir -p "$work/build"
