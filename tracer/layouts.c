@@ -94,18 +94,29 @@ static const struct layout *nearest(const struct layouts *l, size_t place, int s
 	return NULL;
 }
 
-/* A mapping at a place between two seen ones, d places above `below` and up to span:
- * where both saw it at the same distance from the loader, there (it went with the
- * loader); where it kept its address while the loader moved, at that address (it
- * went with a 2 MB boundary that did not move between them); else where the nearer
- * saw it. */
+/* Whether two places saw the same mappings, each of one size (if not, the place
+ * between goes by the nearer alone). */
+static bool same_mappings(const struct layout *b, const struct layout *a)
+{
+	if (b->n != a->n)
+		return false;
+	for (size_t i = 0; i < b->n; i++)
+		if (b->e[i].o != a->e[i].o || b->e[i].file_offset != a->e[i].file_offset
+		    || b->e[i].end - b->e[i].start != a->e[i].end - a->e[i].start)
+			return false;
+	return true;
+}
+
+/* A mapping at a place between two seen ones, d places above `below` and span below
+ * `above`: where both saw it at one distance from the loader, there (it went with
+ * the loader); where it kept its address while the loader moved, at that address
+ * (it went with a 2 MB boundary that did not move between them); else where the
+ * nearer saw it. */
 static struct layout_entry between(const struct layout_entry *b, const struct layout_entry *a, size_t d, size_t span,
 				   const struct layout_entry *nearer)
 {
 	int64_t moved = (int64_t)span * 4096, shift = (int64_t)d * 4096;
 
-	if (b->o != a->o || b->file_offset != a->file_offset || b->end - b->start != a->end - a->start)
-		return *nearer;
 	if (a->start == b->start)
 		return *b;
 	if (a->start == b->start - moved)
@@ -116,7 +127,7 @@ static struct layout_entry between(const struct layout_entry *b, const struct la
 const struct layout_entry *layouts_for(const struct layouts *l, uint64_t loader_start,
 				       struct layout_entry guess[LAYOUT_MAX], size_t *n)
 {
-	const struct layout *found, *below, *above, *nearer;
+	const struct layout *found, *below, *above;
 	size_t place = PLACE(loader_start), db = 0, da = 0;
 
 	if (!l)
@@ -126,13 +137,11 @@ const struct layout_entry *layouts_for(const struct layouts *l, uint64_t loader_
 		/* (two places at least have one: nearest finds both) */
 		below = nearest(l, place, -1, &db);
 		above = nearest(l, place, 1, &da);
-		nearer = db <= da ? below : above;
-		if (below->n != above->n || !below->n || below->n > LAYOUT_MAX) {
-			found = nearer;
-		} else {
-			for (size_t i = 0; i < below->n; i++)
-				guess[i] = between(&below->e[i], &above->e[i], db, db + da, &nearer->e[i]);
-			*n = below->n;
+		found = db <= da ? below : above;
+		if (found->n && found->n <= LAYOUT_MAX && same_mappings(below, above)) {
+			for (size_t i = 0; i < found->n; i++)
+				guess[i] = between(&below->e[i], &above->e[i], db, db + da, &found->e[i]);
+			*n = found->n;
 			return guess;
 		}
 	}

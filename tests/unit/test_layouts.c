@@ -171,6 +171,16 @@ START_TEST(different_libraries_go_by_the_nearer)
 	ck_assert_uint_eq(n, 1);
 	ck_assert_int_eq(e[0].start, -0x746000);
 	layouts_free(l);
+	/* as many mappings, not the same: no mapping of one with one of the other */
+	l = NULL;
+	layouts_keep(&l, PAGE_AT(100), at_100, 2);
+	layouts_keep(&l, PAGE_AT(200), near_place_b, 2);
+	e = layouts_for(l, PAGE_AT(160), guess, &n);
+	ck_assert_ptr_ne(e, guess);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(e[0].start, -0x733000);
+	ck_assert_int_eq(e[1].start, -0x2dc000);
+	layouts_free(l);
 }
 END_TEST
 
