@@ -36,7 +36,7 @@ int allow_filter_install(const void *site_fn)
 		fprintf(stderr, "allow_filter: no syscall instruction at the site\n");
 		return -1;
 	}
-	n = filter_build(code, ip, ip);
+	n = filter_build(code, ip, ip, ip);
 	for (unsigned i = 0; i < n; i++) {
 		if (code[i].code != (BPF_RET | BPF_K))
 			continue;
