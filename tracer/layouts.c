@@ -15,8 +15,9 @@ struct layout {
 
 struct layouts {
 	struct layout *last; /* the last seen */
-	/* once two places gave two layouts: each place's, owning them (last is one);
-	 * before, NULL, and last is owned alone */
+	/* once two places gave the same mappings at two distances from the loader:
+	 * each place's, owning them (last is one); before, NULL, and last is owned
+	 * alone */
 	struct layout **at;
 	size_t nplaces;
 };
@@ -34,35 +35,80 @@ static struct layout *layout_new(size_t place, const struct layout_entry *e, siz
 	return l;
 }
 
-static bool same(const struct layout *l, const struct layout_entry *e, size_t n)
+/* Whether l holds the mappings e, each of one size, wherever they lie. */
+static bool same_mappings(const struct layout *l, const struct layout_entry *e, size_t n)
 {
 	if (l->n != n)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (l->e[i].o != e[i].o || l->e[i].start != e[i].start || l->e[i].end != e[i].end
-		    || l->e[i].file_offset != e[i].file_offset)
+		if (l->e[i].o != e[i].o || l->e[i].file_offset != e[i].file_offset
+		    || l->e[i].end - l->e[i].start != e[i].end - e[i].start)
 			return false;
 	return true;
 }
 
-void layouts_keep(struct layouts **lp, uint64_t loader_start, const struct layout_entry *e, size_t n)
+/* And at the same places. */
+static bool same(const struct layout *l, const struct layout_entry *e, size_t n)
+{
+	if (!same_mappings(l, e, n))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (l->e[i].start != e[i].start)
+			return false;
+	return true;
+}
+
+static void drop_table(struct layouts *l)
+{
+	for (size_t i = 0; i < PLACES; i++)
+		if (l->at[i] != l->last)
+			free(l->at[i]);
+	free(l->at);
+	l->at = NULL;
+	l->nplaces = 0;
+}
+
+/* The maps walk gives the mappings by address, and which comes first changes with
+ * the place (a small library above the large one or below it): kept in one order,
+ * by object and offset, so that the same mappings compare index by index. */
+static int by_mapping(const void *a, const void *b)
+{
+	const struct layout_entry *x = a, *y = b;
+
+	if (x->o != y->o)
+		return (uintptr_t)x->o < (uintptr_t)y->o ? -1 : 1;
+	return x->file_offset < y->file_offset ? -1 : x->file_offset > y->file_offset;
+}
+
+void layouts_keep(struct layouts **lp, uint64_t loader_start, const struct layout_entry *seen, size_t n)
 {
 	struct layouts *l = *lp;
 	size_t place = PLACE(loader_start);
+	struct layout_entry e[LAYOUT_MAX];
+
+	if (n > LAYOUT_MAX)
+		return; /* (the maps walk keeps none then: known_sites.c) */
+	if (n)
+		memcpy(e, seen, n * sizeof(*e));
+	qsort(e, n, sizeof(*e), by_mapping);
 
 	if (!l) {
 		if (!(l = *lp = calloc(1, sizeof(*l))))
 			abort();
 	}
+	/* other mappings (a preloaded library, another library path): what the places
+	 * taught is of another set, and the old way holds again: this layout for all */
+	if (l->at && !same_mappings(l->last, e, n))
+		drop_table(l);
 	if (!l->at) {
 		if (l->last && same(l->last, e, n))
 			return;
-		if (!l->last || l->last->place == place) {
+		if (!l->last || l->last->place == place || !same_mappings(l->last, e, n)) {
 			free(l->last);
 			l->last = layout_new(place, e, n);
 			return;
 		}
-		/* a second place, another layout: from now on, one per place */
+		/* the same mappings elsewhere for another place: from now on, one per place */
 		if (!(l->at = calloc(PLACES, sizeof(*l->at))))
 			abort();
 		l->at[l->last->place] = l->last;
@@ -92,19 +138,6 @@ static const struct layout *nearest(const struct layouts *l, size_t place, int s
 		}
 	}
 	return NULL;
-}
-
-/* Whether two places saw the same mappings, each of one size (if not, the place
- * between goes by the nearer alone). */
-static bool same_mappings(const struct layout *b, const struct layout *a)
-{
-	if (b->n != a->n)
-		return false;
-	for (size_t i = 0; i < b->n; i++)
-		if (b->e[i].o != a->e[i].o || b->e[i].file_offset != a->e[i].file_offset
-		    || b->e[i].end - b->e[i].start != a->e[i].end - a->e[i].start)
-			return false;
-	return true;
 }
 
 /* A mapping at a place between two seen ones, d places above `below` and span below
@@ -138,7 +171,7 @@ const struct layout_entry *layouts_for(const struct layouts *l, uint64_t loader_
 		below = nearest(l, place, -1, &db);
 		above = nearest(l, place, 1, &da);
 		found = db <= da ? below : above;
-		if (found->n && found->n <= LAYOUT_MAX && same_mappings(below, above)) {
+		if (found->n && found->n <= LAYOUT_MAX && same_mappings(below, above->e, above->n)) {
 			for (size_t i = 0; i < found->n; i++)
 				guess[i] = between(&below->e[i], &above->e[i], db, db + da, &found->e[i]);
 			*n = found->n;

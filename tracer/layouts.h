@@ -7,10 +7,12 @@
  * (thp_get_unmapped_area pads the request and rounds up), so a library that large
  * (cc1's libisl: 2.1 MB) lies at a distance from the loader that depends on where
  * the loader lies within its 2 MB page, and so does every library mapped after it,
- * below it or into the hole the rounding leaves above it. Everything else the
+ * below it or into the hole the rounding leaves above it (as Linux 6.18 does here;
+ * which side the hole is on varies between versions, not the dependence). Everything else the
  * loader maps goes top-down from the loader (ASLR moves them all together), so the
  * place of the loader (512 pages) decides the whole layout, and without a large
- * library one layout serves every image.
+ * library one layout serves every image. Another set of mappings (a preloaded
+ * library) starts again from one layout for all.
  *
  *   loader at ...147000:  [libc][libm][libzstd][libgmp][libisl|2M][libz][libmpfr][libmpc] vdso ld.so
  *   loader at ...0dc000:  [libc][libm][libzstd][libz][libmpfr][libisl|2M][libgmp][libmpc] vdso ld.so

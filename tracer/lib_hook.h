@@ -88,8 +88,9 @@ struct lib_hook_writes {
 };
 
 /* At t's exec event (the set-up's code being built): the known sites of the
- * libraries its executable mapped last time, at the same distance from the loader,
- * built for the image to write once its loader has mapped them; false if there are
+ * libraries its executable mapped before, where they lay for the loader's place in
+ * its 2 MB page (layouts.h), built for the image to write once its loader has
+ * mapped them; false if there are
  * none to predict (or no room, no hook point): the image's first call outside the
  * loader writes them, as before. The patches built are marked written and hooked,
  * pending lib_hook_settle. */

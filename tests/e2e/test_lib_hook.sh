@@ -114,6 +114,8 @@ echo "== a library of 2 MB or more: the layout by the loader's place in its 2 MB
 # agree (libc and the large library each at one distance from the loader, or at one
 # address), and its libraries' sites are then written by the hook (no early stop).
 places="0 16 8 256 272 264"
+setarch -R sh -c 'ulimit -S -s 131072' ||
+	check_problem "large: setarch -R or a soft stack limit of 128 MB refused here (personality, rlimits)"
 if compare_inprocess large default "exit_group=7" \
 	setarch -R sh -c 'for k in $1; do (ulimit -S -s $((131072 + 4 * k)) && LD_LIBRARY_PATH=$2 exec "$0"); done' \
 	"$P/large_lib_user" "$places" "$P"; then
@@ -141,6 +143,16 @@ print("same" if ok else "changed")')
 			check_problem "large: the middle image $mid made ptraced calls"
 	done
 	[ "$qualified" -ge 1 ] || check_problem "large: no triple whose first two images agree (a change of layout inside both)"
+	# (what the case is for: the large library at a 2 MB boundary, away from where
+	# one layout per executable would put it)
+	grep '^loader=' "$T/large.out" | python3 -c '
+import sys
+rows = [{k: int(v, 16) for k, v in (kv.split("=") for kv in l.split())} for l in sys.stdin]
+aligned = all(r["large"] % (2 << 20) == 0 for r in rows)
+moved = len({r["large"] - r["loader"] for r in rows}) > 1
+print("    the large library at 2 MB boundaries: %s; at more than one distance from the loader: %s" % (aligned, moved))
+sys.exit(0 if aligned and moved else 1)' ||
+		check_problem "large: the kernel did not map the 3 MB library at a 2 MB boundary (thp_get_unmapped_area): this case tests nothing here"
 fi
 
 for mode in single unsafe; do

@@ -82,8 +82,38 @@ START_TEST(a_place_seen_again_takes_the_newer)
 	ck_assert_int_eq(layouts_for(l, AT_B, guess, &n)[1].start, -0x347000);
 	/* (with it: the place's own) */
 	layouts_keep(&l, AT_B, near_place_b, 2);
-	layouts_keep(&l, AT_B, near_place_a, 1);
 	ck_assert_uint_eq(layouts_places(l), 2);
+	layouts_keep(&l, AT_B, near_place_b, 2);
+	layouts_keep(&l, AT_A, near_place_b, 2);
+	ck_assert_uint_eq(layouts_places(l), 2);
+	e = layouts_for(l, AT_A, guess, &n);
+	ck_assert_int_eq(e[1].start, -0x2dc000);
+	layouts_free(l);
+}
+END_TEST
+
+/* test_lib_hook's "moved": a preloaded library once, between two plain images */
+START_TEST(other_mappings_start_again)
+{
+	struct layouts *l = NULL;
+	const struct layout_entry *e;
+	size_t n = 0;
+
+	layouts_keep(&l, AT_A, near_place_a, 2);
+	layouts_keep(&l, AT_B, near_place_a, 1);
+	ck_assert_uint_eq(layouts_places(l), 0);
+	e = layouts_for(l, AT_A, guess, &n);
+	ck_assert_uint_eq(n, 1);
+	layouts_keep(&l, AT_B + 0x5000, near_place_a, 2);
+	ck_assert_uint_eq(layouts_places(l), 0);
+	e = layouts_for(l, AT_A + 0x3000, guess, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(e[1].start, -0x347000);
+	/* with a table: dropped, the new set's layout for every place */
+	layouts_keep(&l, AT_B, near_place_b, 2);
+	ck_assert_uint_eq(layouts_places(l), 2);
+	layouts_keep(&l, AT_A + 0x9000, near_place_a, 1);
+	ck_assert_uint_eq(layouts_places(l), 0);
 	e = layouts_for(l, AT_B, guess, &n);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_int_eq(e[0].start, -0x746000);
@@ -98,9 +128,11 @@ START_TEST(an_image_without_libraries_predicts_none)
 
 	layouts_keep(&l, AT_A, NULL, 0);
 	ck_assert_ptr_null(layouts_for(l, AT_A, guess, &n));
+	ck_assert_ptr_null(layouts_for(l, AT_B, guess, &n));
 	layouts_keep(&l, AT_B, near_place_b, 2);
-	ck_assert_ptr_null(layouts_for(l, AT_A, guess, &n));
-	ck_assert_ptr_nonnull(layouts_for(l, AT_B, guess, &n));
+	ck_assert_ptr_nonnull(layouts_for(l, AT_A, guess, &n));
+	layouts_keep(&l, AT_A, NULL, 0);
+	ck_assert_ptr_null(layouts_for(l, AT_B, guess, &n));
 	layouts_free(l);
 }
 END_TEST
@@ -113,6 +145,7 @@ START_TEST(every_place_its_own)
 
 	for (uint64_t page = 0; page < 512; page++) {
 		e.start = -(int64_t)page * 0x1000;
+		e.end = e.start + 0x1000;
 		layouts_keep(&l, (AT_B & ~(MB2 - 1)) + 3 * MB2 + page * 0x1000, &e, 1);
 	}
 	ck_assert_uint_eq(layouts_places(l), 512);
@@ -156,30 +189,50 @@ START_TEST(a_place_between_two_goes_by_both)
 }
 END_TEST
 
-START_TEST(different_libraries_go_by_the_nearer)
+static const struct layout_entry at_10[] = { { LIBC, -0x700000 - 22 * 0x1000, -0x6d0000 - 22 * 0x1000, 0 },
+					     { LIBISL, -0x30000, -0x20000, 0 } };
+
+START_TEST(round_the_page_and_halfway)
 {
 	struct layouts *l = NULL;
 	const struct layout_entry *e;
 	size_t n = 0;
 
-	layouts_keep(&l, PAGE_AT(100), at_100, 2);
-	layouts_keep(&l, PAGE_AT(200), near_place_a, 1);
-	e = layouts_for(l, PAGE_AT(120), guess, &n);
-	ck_assert_uint_eq(n, 2);
-	ck_assert_int_eq(e[0].start, -0x700000);
-	e = layouts_for(l, PAGE_AT(190), guess, &n);
-	ck_assert_uint_eq(n, 1);
-	ck_assert_int_eq(e[0].start, -0x746000);
+	/* 500 and 10: 22 places apart through 0; libc kept its address */
+	layouts_keep(&l, PAGE_AT(500), at_100, 2);
+	layouts_keep(&l, PAGE_AT(10), at_10, 2);
+	e = layouts_for(l, PAGE_AT(505), guess, &n);
+	ck_assert_ptr_eq(e, guess);
+	ck_assert_int_eq(e[0].start, -0x700000 - 5 * 0x1000);
+	ck_assert_int_eq(e[1].start, -0x30000);
+	e = layouts_for(l, PAGE_AT(2), guess, &n);
+	ck_assert_int_eq(e[0].start, -0x700000 - 14 * 0x1000);
+	/* halfway the other way round (10 up to 500: 490 places), libc did not keep
+	 * its address nor its distance: the nearer, below at a tie */
+	e = layouts_for(l, PAGE_AT(255), guess, &n);
+	ck_assert_int_eq(e[0].start, -0x700000 - 22 * 0x1000);
+	ck_assert_int_eq(e[1].start, -0x30000);
 	layouts_free(l);
-	/* as many mappings, not the same: no mapping of one with one of the other */
-	l = NULL;
-	layouts_keep(&l, PAGE_AT(100), at_100, 2);
-	layouts_keep(&l, PAGE_AT(200), near_place_b, 2);
-	e = layouts_for(l, PAGE_AT(160), guess, &n);
-	ck_assert_ptr_ne(e, guess);
+}
+END_TEST
+
+/* The maps walk lists mappings by address: a library above the large one at one
+ * place and below it at another is the same set. */
+START_TEST(the_order_of_the_walk_does_not_matter)
+{
+	static const struct layout_entry libisl_first[] = { { LIBISL, -0x347000, -0x2e5000, 0 },
+							    { LIBC, -0x120000, -0xfa000, 0 } };
+	struct layouts *l = NULL;
+	const struct layout_entry *e;
+	size_t n = 0;
+
+	layouts_keep(&l, AT_A, near_place_a, 2);
+	layouts_keep(&l, AT_B, libisl_first, 2);
+	ck_assert_uint_eq(layouts_places(l), 2);
+	e = layouts_for(l, AT_B, guess, &n);
 	ck_assert_uint_eq(n, 2);
-	ck_assert_int_eq(e[0].start, -0x733000);
-	ck_assert_int_eq(e[1].start, -0x2dc000);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(e[i].start, e[i].o == LIBC ? -0x120000 : -0x347000);
 	layouts_free(l);
 }
 END_TEST
@@ -189,5 +242,6 @@ Suite *layouts_suite(void)
 	return single_case_suite("layouts", (const TTest *const[]){
 		nothing_seen_predicts_nothing, one_layout_serves_every_place, two_places_two_layouts_each_its_own,
 		a_place_seen_again_takes_the_newer, an_image_without_libraries_predicts_none, every_place_its_own,
-		a_place_between_two_goes_by_both, different_libraries_go_by_the_nearer, NULL });
+		a_place_between_two_goes_by_both, other_mappings_start_again, round_the_page_and_halfway,
+		the_order_of_the_walk_does_not_matter, NULL });
 }
