@@ -14,7 +14,8 @@
 	X(patches_written) X(patches_known) X(patch_ns) X(known_unused) X(known_missed) \
 	X(batch_patch_ns) X(miss_ns) X(known_threshold_permille) X(tracer_cpu_per_image_ns) \
 	X(processes_library_ready) X(processes_without_library) \
-	X(wall_ns) X(tracer_cpu_ns) X(tracer_maxrss_kb) X(tracer_writer_cpu_ns)
+	X(wall_ns) X(tracer_cpu_ns) X(tracer_maxrss_kb) X(tracer_writer_cpu_ns) \
+	X(tracer_serving_cpu_ns) X(tracer_busy_permille)
 /* the measured costs: empty when not measured */
 #define COST_FIELDS(X) X(stop_cost_ns) X(inprocess_cost_ns) X(saving_per_call_ns) X(calibration_ns) \
 	X(patch_cost_ns) X(break_even_calls) X(patches_not_amortized)
@@ -95,6 +96,15 @@ void percent_pair(uint64_t part, uint64_t total, unsigned *hundredths, unsigned 
 	*rest = total ? 10000 - *hundredths : 0;
 }
 
+/* part in thousandths of whole, rounded, at most 1000 (a CPU time read a moment
+ * after the wall clock's start and before its end is within it, but for rounding) */
+static uint64_t permille_of(uint64_t part, uint64_t whole)
+{
+	uint64_t p = whole ? (uint64_t)(((unsigned __int128)part * 1000 + whole / 2) / whole) : 0;
+
+	return p > 1000 ? 1000 : p;
+}
+
 /* The mean cost of a patch written, and the calls it takes to save as much. */
 static struct totals with_means(const struct totals *t)
 {
@@ -103,6 +113,7 @@ static struct totals with_means(const struct totals *t)
 	m.patch_cost_ns = t->patches_written ? t->patch_ns / t->patches_written : 0;
 	m.break_even_calls = amortization_break_even(m.patch_cost_ns, t->saving_per_call_ns);
 	m.tracer_cpu_per_image_ns = t->processes ? t->tracer_cpu_ns / t->processes : 0;
+	m.tracer_busy_permille = permille_of(t->tracer_serving_cpu_ns, t->wall_ns);
 	return m;
 }
 
@@ -115,6 +126,12 @@ void summary_write_csv(FILE *f, const struct totals *totals)
 #define ROW(name) csv_str(&w, #name); csv_u64(&w, t->name); csv_end_row(&w);
 	TOTALS_FIELDS(ROW)
 #undef ROW
+	csv_str(&w, "tracer_run_delay_ns");
+	if (t->run_delay_known)
+		csv_u64(&w, t->tracer_run_delay_ns);
+	else
+		csv_empty(&w);
+	csv_end_row(&w);
 #define COST_ROW(name) \
 	csv_str(&w, #name); \
 	if (t->costs_known) \
@@ -144,12 +161,28 @@ static void print_stops_per_process(FILE *f, const struct totals *t)
 		(double)t->ptrace_stops_early / n, (double)t->ptrace_stops_late / n);
 }
 
+/* The serving thread's load: at 100% busy, one thread sets the run's pace
+ * (docs/scaling.md). */
+static void print_serving_load(FILE *f, const struct totals *t)
+{
+	uint64_t busy = t->tracer_busy_permille, waiting = permille_of(t->tracer_run_delay_ns, t->wall_ns);
+
+	fprintf(f, "tracer serving thread: busy %" PRIu64 ".%" PRIu64 "%% of the run", busy / 10, busy % 10);
+	if (t->run_delay_known)
+		fprintf(f, ", waiting for a CPU %" PRIu64 ".%" PRIu64 "%%", waiting / 10, waiting % 10);
+	fputc('\n', f);
+}
+
 void summary_print(FILE *f, const struct totals *totals)
 {
 	const struct totals means = with_means(totals), *t = &means;
 #define LINE(name) fprintf(f, "%s: %" PRIu64 "\n", #name, t->name);
 	TOTALS_FIELDS(LINE)
 #undef LINE
+	if (t->run_delay_known)
+		fprintf(f, "tracer_run_delay_ns: %" PRIu64 "\n", t->tracer_run_delay_ns);
+	else
+		fprintf(f, "tracer_run_delay_ns:\n");
 #define COST_LINE(name) \
 	if (t->costs_known) \
 		fprintf(f, "%s: %" PRIu64 "\n", #name, t->name); \
@@ -162,4 +195,5 @@ void summary_print(FILE *f, const struct totals *totals)
 	print_pair(f, "syscalls early (before the in-process path was up)", "syscalls late",
 		   t->syscalls_early, t->syscalls);
 	print_stops_per_process(f, t);
+	print_serving_load(f, t);
 }

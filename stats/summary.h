@@ -26,6 +26,11 @@ struct totals {
 	uint64_t processes_library_ready, processes_without_library;
 	uint64_t wall_ns, tracer_cpu_ns, tracer_maxrss_kb;
 	uint64_t tracer_writer_cpu_ns; /* of tracer_cpu_ns, the writer thread's (offload.h) */
+	/* the serving thread over wall_ns (tracer/serving_load.h): its CPU, that CPU
+	 * in thousandths of wall_ns, and its wait for a CPU (empty when not known) */
+	uint64_t tracer_serving_cpu_ns, tracer_busy_permille; /* the permille derived when written */
+	bool run_delay_known;
+	uint64_t tracer_run_delay_ns;
 	/* measured on this machine before the command ran (tracer/calibrate.h); empty
 	 * in the files when not (--patch=off, or it failed) */
 	bool costs_known;

@@ -26,6 +26,7 @@
 #include "patching.h"
 #include "placement.h"
 #include "procfs.h"
+#include "serving_load.h"
 #include "shared_region.h"
 #include "signals.h"
 #include "site_history.h"
@@ -157,6 +158,7 @@ int main(int argc, char **argv)
 	char err[512], *path;
 	int status;
 	uint64_t start_ns;
+	struct serving_load load_at_start, load;
 	pid_t root;
 
 	switch (options_parse(&opt, argc, argv)) {
@@ -214,6 +216,7 @@ int main(int argc, char **argv)
 	if (opt.patch != PATCH_OFF)
 		measure_costs(&out.totals);
 	start_ns = monotonic_ns();
+	load_at_start = serving_load_now();
 	root = launch_command(path, opt.command, SYSTRACE_GATE_SYSCALL_IP);
 	if (root < 0) {
 		fprintf(stderr, "systrace: cannot start %s: %s\n", path, strerror(errno));
@@ -251,7 +254,12 @@ int main(int argc, char **argv)
 	}
 	free(path);
 	getrusage(RUSAGE_SELF, &ru);
+	load = serving_load_now();
+	load = serving_load_since(&load_at_start, &load);
 	out.totals.wall_ns = monotonic_ns() - start_ns;
+	out.totals.tracer_serving_cpu_ns = load.cpu_ns;
+	out.totals.tracer_run_delay_ns = load.run_delay_ns;
+	out.totals.run_delay_known = load.run_delay_known;
 	out.totals.tracer_cpu_ns = tracer_cpu_ns(&ru);
 	out.totals.tracer_writer_cpu_ns = offload_cpu_ns();
 	/* VmHWM, not ru_maxrss: Linux carries the parent's peak across fork and execve

@@ -80,7 +80,10 @@ SUMMARY_KEYS = [
     "ptrace_stops_early", "ptrace_stops_late", "syscalls_restarted", "patches_written", "patches_known",
     "patch_ns", "known_unused", "known_missed", "batch_patch_ns", "miss_ns", "known_threshold_permille",
     "tracer_cpu_per_image_ns", "wall_ns", "tracer_cpu_ns", "tracer_maxrss_kb", "tracer_writer_cpu_ns",
+    "tracer_serving_cpu_ns", "tracer_busy_permille",
 ]
+# the serving thread's wait for a CPU: empty where the kernel keeps no schedstat
+RUN_DELAY_KEYS = ["tracer_run_delay_ns"]
 # what systrace measured of a stop and of an in-process call before the command ran:
 # empty when it did not (--patch=off, or the measurement failed)
 COST_KEYS = ["stop_cost_ns", "inprocess_cost_ns", "saving_per_call_ns", "calibration_ns"]
@@ -152,10 +155,10 @@ def load_summary(d):
         if r["metric"] in summary:
             raise CheckError(f"summary.csv: metric {r['metric']} appears twice")
         summary[r["metric"]] = r["value"]
-    missing = [k for k in SUMMARY_KEYS + COST_KEYS + AMORTIZATION_KEYS if k not in summary]
+    missing = [k for k in SUMMARY_KEYS + COST_KEYS + AMORTIZATION_KEYS + RUN_DELAY_KEYS if k not in summary]
     if missing:
         raise CheckError(f"summary.csv lacks {missing}")
-    return {k: None if k in COST_KEYS + AMORTIZATION_KEYS and v == "" else to_int(v, f"summary.csv {k}")
+    return {k: None if k in COST_KEYS + AMORTIZATION_KEYS + RUN_DELAY_KEYS and v == "" else to_int(v, f"summary.csv {k}")
             for k, v in summary.items()}
 
 
@@ -677,6 +680,29 @@ def check_amortization(summary, procs, sites, problems):
             problems.append(f"sites.csv {r['address']}: amortized {r['amortized']!r} but {r['inprocess']} in-process calls against a break-even of {want}")
 
 
+def permille(part, whole):
+    """part in thousandths of whole, rounded half up, at most 1000 (stats/summary.c)."""
+    return min(1000, (part * 1000 + whole // 2) // whole) if whole else 0
+
+
+def check_serving_load(summary, problems):
+    """The serving thread over the run (tracer/serving_load.h): its CPU is the
+    tracer's and within the run, busy_permille is that CPU over wall_ns, and its CPU
+    and its wait for one add up to no more than the run (both read inside wall_ns's
+    window; 1 ms and 0.1% for clocks that tick apart)."""
+    wall, cpu, delay = summary["wall_ns"], summary["tracer_serving_cpu_ns"], summary["tracer_run_delay_ns"]
+    if cpu > summary["tracer_cpu_ns"]:
+        problems.append(f"summary tracer_serving_cpu_ns={cpu} is more than all the tracer's, "
+                        f"tracer_cpu_ns={summary['tracer_cpu_ns']}")
+    if cpu == 0:
+        problems.append("summary tracer_serving_cpu_ns=0: the thread that serves every stop took no CPU")
+    if summary["tracer_busy_permille"] != permille(cpu, wall):
+        problems.append(f"summary tracer_busy_permille={summary['tracer_busy_permille']} but "
+                        f"tracer_serving_cpu_ns / wall_ns = {cpu} / {wall}")
+    if cpu + (delay or 0) > wall + wall // 1000 + 1000000:
+        problems.append(f"summary tracer_serving_cpu_ns={cpu} + tracer_run_delay_ns={delay} > wall_ns={wall}")
+
+
 def check_known_choice(summary, procs, sites, problems):
     """The choice of the known sites written at an image's start (docs/patching.md,
     "Which known sites are written"): the threshold is P/M clamped to 1..100%, and in
@@ -700,6 +726,7 @@ def check_known_choice(summary, procs, sites, problems):
     if summary["tracer_writer_cpu_ns"] > summary["tracer_cpu_ns"]:
         problems.append(f"summary tracer_writer_cpu_ns={summary['tracer_writer_cpu_ns']} is more than all the tracer's, "
                         f"tracer_cpu_ns={summary['tracer_cpu_ns']}")
+    check_serving_load(summary, problems)
     if summary["tracer_cpu_per_image_ns"] != (summary["tracer_cpu_ns"] // n if n else 0):
         problems.append(f"summary tracer_cpu_per_image_ns={summary['tracer_cpu_per_image_ns']} but tracer_cpu_ns / "
                         f"processes = {summary['tracer_cpu_ns']} / {n}")
@@ -1129,6 +1156,7 @@ KEYVALUE = re.compile(r"^([a-z_0-9]+): (\d+)$")
 EMPTY_KEYVALUE = re.compile(r"^([a-z_0-9]+):$")
 STOPS_PER_PROCESS = re.compile(
     r"^stops per process: (\d+\.\d) \(lifecycle (\d+\.\d), early (\d+\.\d), late (\d+\.\d)\)$")
+SERVING_LOAD = re.compile(r"^tracer serving thread: busy (\d+)\.(\d)% of the run(?:, waiting for a CPU (\d+)\.(\d)%)?$")
 
 
 def check_perfstats(d, stderr_file):
@@ -1139,12 +1167,17 @@ def check_perfstats(d, stderr_file):
     printed = {}
     percents = []
     per_process = None
+    serving = None
     with open(stderr_file, errors="replace") as f:
         for line in f:
             line = line.rstrip("\n")
             m = STOPS_PER_PROCESS.match(line)
             if m:
                 per_process = [float(g) for g in m.groups()]
+                continue
+            m = SERVING_LOAD.match(line)
+            if m:
+                serving = [None if g is None else int(g) for g in m.groups()]
                 continue
             m = KEYVALUE.match(line)
             if m:
@@ -1163,7 +1196,7 @@ def check_perfstats(d, stderr_file):
         elif k not in ("wall_ns", "tracer_cpu_ns", "tracer_cpu_per_image_ns", "tracer_maxrss_kb",
                        "tracer_writer_cpu_ns") and printed[k] != summary[k]:
             problems.append(f"--show-perf-stats: {k}: {printed[k]} but summary.csv says {summary[k]}")
-    for k in COST_KEYS + AMORTIZATION_KEYS:
+    for k in COST_KEYS + AMORTIZATION_KEYS + RUN_DELAY_KEYS:
         if k not in printed:
             problems.append(f"--show-perf-stats: no '{k}: value' (or empty '{k}:') line on stderr")
         elif printed[k] != summary[k]:
@@ -1189,6 +1222,16 @@ def check_perfstats(d, stderr_file):
         for got, key in zip(per_process, ("ptrace_stops", "ptrace_stops_lifecycle", "ptrace_stops_early", "ptrace_stops_late")):
             if abs(got - summary[key] / n) > 0.05 + 1e-9:
                 problems.append(f"--show-perf-stats: stops per process {got} for {key}, but summary.csv gives {summary[key]} / {n} processes")
+    # the serving thread's load, in tenths of a percent of the run
+    if serving is None:
+        problems.append("--show-perf-stats: no 'tracer serving thread: busy X% of the run[, waiting for a CPU Y%]' line")
+    else:
+        delay = summary["tracer_run_delay_ns"]
+        want = [summary["tracer_busy_permille"] // 10, summary["tracer_busy_permille"] % 10]
+        want += [None, None] if delay is None else [permille(delay, summary["wall_ns"]) // 10,
+                                                    permille(delay, summary["wall_ns"]) % 10]
+        if serving != want:
+            problems.append(f"--show-perf-stats: the serving thread's line says {serving}, summary.csv gives {want}")
     # every pair of percentage lines adds up to 100.00
     if len(percents) % 2 == 0:
         for i in range(0, len(percents), 2):

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "procfs.h"
+#include "serving_load.h"
 #include "suites.h"
 
 /* A status file's text, read back through a pipe as from /proc (4095 bytes a read
@@ -215,10 +216,33 @@ START_TEST(this_process_catches)
 }
 END_TEST
 
+/* run_delay is schedstat's second number; this thread's own figures are read */
+START_TEST(schedstat_run_delay)
+{
+	uint64_t delay = 7;
+	struct serving_load a, b, d;
+	volatile uint64_t spin = 0;
+
+	ck_assert(serving_load_parse_schedstat("1234567 89012 34\n", &delay));
+	ck_assert_uint_eq(delay, 89012);
+	ck_assert(!serving_load_parse_schedstat("1234567 89012\n", &delay));
+	ck_assert(!serving_load_parse_schedstat("", &delay));
+	a = serving_load_now();
+	for (int i = 0; i < 1000000; i++)
+		spin += (uint64_t)i;
+	b = serving_load_now();
+	d = serving_load_since(&a, &b);
+	ck_assert_uint_gt(d.cpu_ns, 0);
+	ck_assert_uint_ge(b.run_delay_ns, a.run_delay_ns);
+	/* the kernels systrace runs on here keep schedstat */
+	ck_assert(access("/proc/thread-self/schedstat", R_OK) != 0 || d.run_delay_known);
+}
+END_TEST
+
 Suite *procfs_suite(void)
 {
 	return single_case_suite("procfs", (const TTest *const[]){
 		fields_of_a_short_file, fields_after_a_long_groups_line, fields_after_a_line_longer_than_the_buffer,
 		a_line_cut_between_two_reads, a_missing_key_or_a_longer_one_is_not_found, lists_before_and_after_a_long_groups_line,
-		this_process_status, this_process_catches, NULL });
+		this_process_status, this_process_catches, schedstat_run_delay, NULL });
 }

@@ -89,18 +89,60 @@ START_TEST(printed_summary_has_every_key_and_percentages)
 }
 END_TEST
 
-START_TEST(printed_summary_ends_with_stops_per_process)
+START_TEST(printed_summary_has_stops_per_process)
 {
 	struct totals t = { .processes = 4, .ptrace_stops = 190, .ptrace_stops_lifecycle = 12,
 			    .ptrace_stops_early = 160, .ptrace_stops_late = 18 };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	const char *line = "stops per process: 47.5 (lifecycle 3.0, early 40.0, late 4.5)\n";
 
 	summary_print(f, &t);
 	fclose(f);
-	ck_assert_uint_ge(len, strlen(line));
+	ck_assert_ptr_nonnull(strstr(buf, "\nstops per process: 47.5 (lifecycle 3.0, early 40.0, late 4.5)\n"));
+	free(buf);
+}
+END_TEST
+
+/* The serving thread's CPU in thousandths of the run, rounded and at most 1000;
+ * its wait for a CPU empty until known; the last line printed says both. */
+START_TEST(serving_load_is_a_share_of_the_run)
+{
+	struct totals t = { .wall_ns = 2000000000, .tracer_serving_cpu_ns = 1234500000 };
+	const char *line = "tracer serving thread: busy 61.7% of the run\n";
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	summary_write_csv(f, &t);
+	summary_print(f, &t);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "\ntracer_serving_cpu_ns,1234500000\ntracer_busy_permille,617\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\ntracer_run_delay_ns,\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\ntracer_run_delay_ns:\n"));
+	ck_assert_str_eq(buf + len - strlen(line), line);
+	free(buf);
+
+	t.run_delay_known = true;
+	t.tracer_run_delay_ns = 999000; /* 0.4995 permille: rounds up */
+	t.tracer_serving_cpu_ns = 2000000100; /* read a moment after the wall clock */
+	line = "tracer serving thread: busy 100.0% of the run, waiting for a CPU 0.0%\n";
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	summary_write_csv(f, &t);
+	summary_print(f, &t);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "\ntracer_busy_permille,1000\ntracer_run_delay_ns,999000\n"));
+	ck_assert_str_eq(buf + len - strlen(line), line);
+	free(buf);
+
+	t.tracer_run_delay_ns = 1000000;
+	t.wall_ns = 0; /* no run: no share */
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	summary_print(f, &t);
+	fclose(f);
+	line = "tracer serving thread: busy 0.0% of the run, waiting for a CPU 0.0%\n";
 	ck_assert_str_eq(buf + len - strlen(line), line);
 	free(buf);
 }
@@ -249,7 +291,8 @@ Suite *summary_suite(void)
 {
 	return single_case_suite("summary", (const TTest *const[]){
 		percent_pairs_add_up_to_100, percent_pair_rounds_to_hundredths, totals_sum_rows,
-		printed_summary_has_every_key_and_percentages, printed_summary_ends_with_stops_per_process,
+		printed_summary_has_every_key_and_percentages, printed_summary_has_stops_per_process,
+		serving_load_is_a_share_of_the_run,
 		summary_csv_has_header_and_rows, costs_are_empty_until_measured,
 		saving_is_the_difference_and_at_least_1, per_syscall_totals_follow_syscalls_csv,
 		used_indexes_are_walked_in_order, a_cleared_record_counts_from_zero, NULL });
