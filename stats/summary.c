@@ -20,6 +20,9 @@
 #define COST_FIELDS(X) X(stop_cost_ns) X(inprocess_cost_ns) X(saving_per_call_ns) X(calibration_ns) \
 	X(patch_cost_ns) X(break_even_calls) X(patches_not_amortized)
 
+const char *const serve_kind_names[SERVE_KINDS] = { "syscall", "exec", "create", "exit", "signal", "other",
+									      "reap" };
+
 uint64_t image_sites_in_state(const struct image_record *r, enum site_state state)
 {
 	uint64_t n = 0;
@@ -132,6 +135,18 @@ void summary_write_csv(FILE *f, const struct totals *totals)
 	else
 		csv_empty(&w);
 	csv_end_row(&w);
+	for (int k = 0; k < SERVE_KINDS; k++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "tracer_serve_%s_count", serve_kind_names[k]);
+		csv_str(&w, name);
+		csv_u64(&w, t->serve_count[k]);
+		csv_end_row(&w);
+		snprintf(name, sizeof(name), "tracer_serve_%s_ns", serve_kind_names[k]);
+		csv_str(&w, name);
+		csv_u64(&w, t->serve_ns[k]);
+		csv_end_row(&w);
+	}
 #define COST_ROW(name) \
 	csv_str(&w, #name); \
 	if (t->costs_known) \
@@ -171,6 +186,11 @@ static void print_serving_load(FILE *f, const struct totals *t)
 	if (t->run_delay_known)
 		fprintf(f, ", waiting for a CPU %" PRIu64 ".%" PRIu64 "%%", waiting / 10, waiting % 10);
 	fputc('\n', f);
+	for (int k = 0; k < SERVE_KINDS; k++)
+		if (t->serve_count[k])
+			fprintf(f, "  serving %s: %" PRIu64 " in %.1f ms, %.1f us each\n", serve_kind_names[k],
+				t->serve_count[k], (double)t->serve_ns[k] / 1e6,
+				(double)t->serve_ns[k] / 1e3 / (double)t->serve_count[k]);
 }
 
 void summary_print(FILE *f, const struct totals *totals)
@@ -183,6 +203,9 @@ void summary_print(FILE *f, const struct totals *totals)
 		fprintf(f, "tracer_run_delay_ns: %" PRIu64 "\n", t->tracer_run_delay_ns);
 	else
 		fprintf(f, "tracer_run_delay_ns:\n");
+	for (int k = 0; k < SERVE_KINDS; k++)
+		fprintf(f, "tracer_serve_%s_count: %" PRIu64 "\ntracer_serve_%s_ns: %" PRIu64 "\n", serve_kind_names[k],
+			t->serve_count[k], serve_kind_names[k], t->serve_ns[k]);
 #define COST_LINE(name) \
 	if (t->costs_known) \
 		fprintf(f, "%s: %" PRIu64 "\n", #name, t->name); \

@@ -10,6 +10,17 @@
 #include "image_record.h"
 #include "syscall_table.h"
 
+/* The kinds of status the serving thread's time is split by (tracer/serve_times.h):
+ * a call that stops (the seccomp stop and its exit stop), an exec event, a fork,
+ * vfork or clone event, an exit event, a signal's delivery, the other stops (group
+ * and interrupt stops, a new thread's first stop), and a thread's end reaped (no
+ * stop). The stops a serve takes inside itself (borrow.c, the patch protocol) are
+ * in its time, not counted apart. */
+enum serve_kind {
+	SERVE_SYSCALL, SERVE_EXEC, SERVE_CREATE, SERVE_EXIT, SERVE_SIGNAL, SERVE_OTHER, SERVE_REAP, SERVE_KINDS
+};
+extern const char *const serve_kind_names[SERVE_KINDS];
+
 struct totals {
 	uint64_t syscalls, syscalls_early, syscalls_ptraced, syscalls_inprocess;
 	uint64_t instrument_syscalls, processes, forks, vforks, threads, execs, exits;
@@ -31,6 +42,9 @@ struct totals {
 	uint64_t tracer_serving_cpu_ns, tracer_busy_permille; /* the permille derived when written */
 	bool run_delay_known;
 	uint64_t tracer_run_delay_ns;
+	/* per serve_kind: the statuses served and the time from each one's arrival to
+	 * the end of its dispatch (tracer_serve_<kind>_count and _ns) */
+	uint64_t serve_count[SERVE_KINDS], serve_ns[SERVE_KINDS];
 	/* measured on this machine before the command ran (tracer/calibrate.h); empty
 	 * in the files when not (--patch=off, or it failed) */
 	bool costs_known;

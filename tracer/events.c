@@ -33,6 +33,7 @@
 #include "region.h"
 #include "restarts.h"
 #include "results.h"
+#include "serve_times.h"
 #include "shared_region.h"
 #include "signal_fixups.h"
 #include "sigreturn_arm.h"
@@ -42,6 +43,7 @@
 #include "syscall_log.h"
 #include "tasks.h"
 #include "tracee_wait.h"
+#include "tsc_clock.h"
 
 #ifndef __X32_SYSCALL_BIT
 #define __X32_SYSCALL_BIT 0x40000000
@@ -970,6 +972,19 @@ static bool after_wait(pid_t tid, int status)
 	return true;
 }
 
+/* A status answered, and the time it took from its arrival (serve_times.h). */
+static void serve(pid_t tid, int status, uint64_t arrived)
+{
+	dispatch(tid, status);
+	serve_times_add(serve_kind_of(status), tsc_now() - arrived);
+}
+
+static void serve_waited(pid_t tid, int status, uint64_t arrived)
+{
+	if (after_wait(tid, status))
+		serve(tid, status, arrived);
+}
+
 void events_run(pid_t root, struct run_result *res)
 {
 	struct image *launcher;
@@ -1001,9 +1016,9 @@ void events_run(pid_t root, struct run_result *res)
 			placement_check();
 		/* the statuses held (threads stopped for a patch, a batch) come first */
 		if (held_status_pop(&tid, &status))
-			dispatch(tid, status);
-		else if ((tid = waitpid(-1, &status, __WALL)) > 0 && after_wait(tid, status))
-			dispatch(tid, status);
+			serve(tid, status, tsc_now());
+		else if ((tid = waitpid(-1, &status, __WALL)) > 0)
+			serve_waited(tid, status, tsc_now());
 		else if (tid < 0 && errno == ECHILD)
 			break;
 	}

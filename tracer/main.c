@@ -26,6 +26,7 @@
 #include "patching.h"
 #include "placement.h"
 #include "procfs.h"
+#include "serve_times.h"
 #include "serving_load.h"
 #include "shared_region.h"
 #include "signals.h"
@@ -260,6 +261,7 @@ int main(int argc, char **argv)
 	out.totals.tracer_serving_cpu_ns = load.cpu_ns;
 	out.totals.tracer_run_delay_ns = load.run_delay_ns;
 	out.totals.run_delay_known = load.run_delay_known;
+	serve_times_totals(&out.totals);
 	out.totals.tracer_cpu_ns = tracer_cpu_ns(&ru);
 	out.totals.tracer_writer_cpu_ns = offload_cpu_ns();
 	/* VmHWM, not ru_maxrss: Linux carries the parent's peak across fork and execve

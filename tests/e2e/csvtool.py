@@ -84,6 +84,9 @@ SUMMARY_KEYS = [
 ]
 # the serving thread's wait for a CPU: empty where the kernel keeps no schedstat
 RUN_DELAY_KEYS = ["tracer_run_delay_ns"]
+# the serving thread's time by kind of status (tracer/serve_times.h)
+SERVE_KINDS = ["syscall", "exec", "create", "exit", "signal", "other", "reap"]
+SERVE_KEYS = [f"tracer_serve_{k}_{x}" for k in SERVE_KINDS for x in ("count", "ns")]
 # what systrace measured of a stop and of an in-process call before the command ran:
 # empty when it did not (--patch=off, or the measurement failed)
 COST_KEYS = ["stop_cost_ns", "inprocess_cost_ns", "saving_per_call_ns", "calibration_ns"]
@@ -155,7 +158,8 @@ def load_summary(d):
         if r["metric"] in summary:
             raise CheckError(f"summary.csv: metric {r['metric']} appears twice")
         summary[r["metric"]] = r["value"]
-    missing = [k for k in SUMMARY_KEYS + COST_KEYS + AMORTIZATION_KEYS + RUN_DELAY_KEYS if k not in summary]
+    missing = [k for k in SUMMARY_KEYS + COST_KEYS + AMORTIZATION_KEYS + RUN_DELAY_KEYS + SERVE_KEYS
+               if k not in summary]
     if missing:
         raise CheckError(f"summary.csv lacks {missing}")
     return {k: None if k in COST_KEYS + AMORTIZATION_KEYS + RUN_DELAY_KEYS and v == "" else to_int(v, f"summary.csv {k}")
@@ -701,6 +705,23 @@ def check_serving_load(summary, problems):
                         f"tracer_serving_cpu_ns / wall_ns = {cpu} / {wall}")
     if cpu + (delay or 0) > wall + wall // 1000 + 1000000:
         problems.append(f"summary tracer_serving_cpu_ns={cpu} + tracer_run_delay_ns={delay} > wall_ns={wall}")
+    # the statuses served, by kind: each creation and exec event once; their times
+    # one after another within the run. (Not ptrace_stops: that also counts the
+    # stops a serve takes inside itself, borrowing a thread or stopping the threads
+    # of a memory to patch it, and not a status a nested tracer's or an unplaced
+    # thread's.)
+    count = {k: summary[f"tracer_serve_{k}_count"] for k in SERVE_KINDS}
+    spent = sum(summary[f"tracer_serve_{k}_ns"] for k in SERVE_KINDS)
+    if count["exec"] != summary["execs"]:
+        problems.append(f"summary tracer_serve_exec_count={count['exec']} but execs={summary['execs']}")
+    created = summary["forks"] + summary["vforks"] + summary["threads"]
+    if count["create"] != created:
+        problems.append(f"summary tracer_serve_create_count={count['create']} but forks + vforks + threads = {created}")
+    if spent > wall + wall // 1000 + 1000000:
+        problems.append(f"summary: the serving times by kind add up to {spent} ns, more than wall_ns={wall}")
+    for k in SERVE_KINDS:
+        if count[k] == 0 and summary[f"tracer_serve_{k}_ns"]:
+            problems.append(f"summary: no {k} status served, yet tracer_serve_{k}_ns={summary[f'tracer_serve_{k}_ns']}")
 
 
 def check_known_choice(summary, procs, sites, problems):
@@ -1156,6 +1177,7 @@ KEYVALUE = re.compile(r"^([a-z_0-9]+): (\d+)$")
 EMPTY_KEYVALUE = re.compile(r"^([a-z_0-9]+):$")
 STOPS_PER_PROCESS = re.compile(
     r"^stops per process: (\d+\.\d) \(lifecycle (\d+\.\d), early (\d+\.\d), late (\d+\.\d)\)$")
+SERVING_KIND = re.compile(r"^  serving ([a-z]+): (\d+) in (\d+\.\d) ms, (\d+\.\d) us each$")
 SERVING_LOAD = re.compile(r"^tracer serving thread: busy (\d+)\.(\d)% of the run(?:, waiting for a CPU (\d+)\.(\d)%)?$")
 
 
@@ -1168,12 +1190,17 @@ def check_perfstats(d, stderr_file):
     percents = []
     per_process = None
     serving = None
+    by_kind = {}
     with open(stderr_file, errors="replace") as f:
         for line in f:
             line = line.rstrip("\n")
             m = STOPS_PER_PROCESS.match(line)
             if m:
                 per_process = [float(g) for g in m.groups()]
+                continue
+            m = SERVING_KIND.match(line)
+            if m:
+                by_kind[m.group(1)] = int(m.group(2))
                 continue
             m = SERVING_LOAD.match(line)
             if m:
@@ -1196,7 +1223,7 @@ def check_perfstats(d, stderr_file):
         elif k not in ("wall_ns", "tracer_cpu_ns", "tracer_cpu_per_image_ns", "tracer_maxrss_kb",
                        "tracer_writer_cpu_ns") and printed[k] != summary[k]:
             problems.append(f"--show-perf-stats: {k}: {printed[k]} but summary.csv says {summary[k]}")
-    for k in COST_KEYS + AMORTIZATION_KEYS + RUN_DELAY_KEYS:
+    for k in COST_KEYS + AMORTIZATION_KEYS + RUN_DELAY_KEYS + SERVE_KEYS:
         if k not in printed:
             problems.append(f"--show-perf-stats: no '{k}: value' (or empty '{k}:') line on stderr")
         elif printed[k] != summary[k]:
@@ -1232,6 +1259,10 @@ def check_perfstats(d, stderr_file):
                                                     permille(delay, summary["wall_ns"]) % 10]
         if serving != want:
             problems.append(f"--show-perf-stats: the serving thread's line says {serving}, summary.csv gives {want}")
+    # a line per kind of status served, for those that were
+    want = {k: summary[f"tracer_serve_{k}_count"] for k in SERVE_KINDS if summary[f"tracer_serve_{k}_count"]}
+    if by_kind != want:
+        problems.append(f"--show-perf-stats: the 'serving KIND: N in ...' lines give {by_kind}, summary.csv {want}")
     # every pair of percentage lines adds up to 100.00
     if len(percents) % 2 == 0:
         for i in range(0, len(percents), 2):

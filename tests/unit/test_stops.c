@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <sys/ptrace.h>
 
+#include "serve_times.h"
 #include "stops.h"
 #include "suites.h"
 
@@ -39,6 +40,38 @@ START_TEST(stop_kinds)
 	const struct kind_case *c = &kind_cases[_i];
 
 	ck_assert_int_eq(stop_kind_of(c->event, c->sig, c->first_stop, c->in_execve), c->kind);
+}
+END_TEST
+
+/* A waitpid status and the kind its serving time is counted as (serve_times.h). */
+#define EVENT_STATUS(event, sig) ((event) << 16 | (sig) << 8 | 0x7f)
+static const struct serve_case {
+	int status;
+	enum serve_kind kind;
+} serve_cases[] = {
+	{ EVENT_STATUS(PTRACE_EVENT_SECCOMP, SIGTRAP), SERVE_SYSCALL },
+	{ EVENT_STATUS(0, SIGTRAP | 0x80), SERVE_SYSCALL }, /* a syscall-exit stop */
+	{ EVENT_STATUS(PTRACE_EVENT_EXEC, SIGTRAP), SERVE_EXEC },
+	{ EVENT_STATUS(PTRACE_EVENT_FORK, SIGTRAP), SERVE_CREATE },
+	{ EVENT_STATUS(PTRACE_EVENT_VFORK, SIGTRAP), SERVE_CREATE },
+	{ EVENT_STATUS(PTRACE_EVENT_CLONE, SIGTRAP), SERVE_CREATE },
+	{ EVENT_STATUS(PTRACE_EVENT_EXIT, SIGTRAP), SERVE_EXIT },
+	{ EVENT_STATUS(0, SIGCHLD), SERVE_SIGNAL },
+	{ EVENT_STATUS(0, SIGTRAP), SERVE_SIGNAL }, /* a breakpoint's, not ours */
+	{ EVENT_STATUS(PTRACE_EVENT_STOP, SIGSTOP), SERVE_OTHER },
+	{ EVENT_STATUS(PTRACE_EVENT_STOP, SIGTRAP), SERVE_OTHER },
+	{ EVENT_STATUS(PTRACE_EVENT_VFORK_DONE, SIGTRAP), SERVE_OTHER },
+	{ 0 << 8, SERVE_REAP },         /* exited 0 */
+	{ 3 << 8, SERVE_REAP },         /* exited 3 */
+	{ SIGKILL, SERVE_REAP },        /* killed */
+	{ SIGSEGV | 0x80, SERVE_REAP }, /* killed, with a core */
+};
+
+START_TEST(serve_kinds)
+{
+	const struct serve_case *c = &serve_cases[_i];
+
+	ck_assert_int_eq(serve_kind_of(c->status), c->kind);
 }
 END_TEST
 
@@ -130,6 +163,6 @@ Suite *stops_suite(void)
 {
 	return tables_suite("stops", (const TTest *const[]){
 		indexes_out_of_range_are_not_lifecycle, stops_split_three_ways, NULL }, (const struct table_test[]){
-		{ stop_kinds, TABLE_ROWS(kind_cases) }, { lifecycle_calls_in_every_abi, TABLE_ROWS(lifecycle_calls) },
+		{ stop_kinds, TABLE_ROWS(kind_cases) }, { serve_kinds, TABLE_ROWS(serve_cases) }, { lifecycle_calls_in_every_abi, TABLE_ROWS(lifecycle_calls) },
 		{ other_calls_are_not_lifecycle, TABLE_ROWS(other_calls) }, { NULL, 0 } });
 }

@@ -136,6 +136,25 @@ START_TEST(serving_load_is_a_share_of_the_run)
 	ck_assert_str_eq(buf + len - strlen(line), line);
 	free(buf);
 
+	t.serve_count[SERVE_EXEC] = 4;
+	t.serve_ns[SERVE_EXEC] = 1234567;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	summary_write_csv(f, &t);
+	summary_print(f, &t);
+	fclose(f);
+	/* every kind in the file and in the key lines; a line of its own where served */
+	ck_assert_ptr_nonnull(strstr(buf, "\ntracer_serve_syscall_count,0\ntracer_serve_syscall_ns,0\n"
+					  "tracer_serve_exec_count,4\ntracer_serve_exec_ns,1234567\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\ntracer_serve_reap_count,0\ntracer_serve_reap_ns,0\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\ntracer_serve_exec_count: 4\ntracer_serve_exec_ns: 1234567\n"));
+	line = "waiting for a CPU 0.0%\n  serving exec: 4 in 1.2 ms, 308.6 us each\n";
+	ck_assert_str_eq(buf + len - strlen(line), line);
+	ck_assert_ptr_null(strstr(buf, "serving syscall:"));
+	free(buf);
+	t.serve_count[SERVE_EXEC] = 0;
+	t.serve_ns[SERVE_EXEC] = 0;
+
 	t.tracer_run_delay_ns = 1000000;
 	t.wall_ns = 0; /* no run: no share */
 	buf = NULL;
