@@ -120,13 +120,20 @@ static struct totals with_means(const struct totals *t)
 	return m;
 }
 
+static void metric_row(struct csv_writer *w, const char *name, uint64_t value)
+{
+	csv_str(w, name);
+	csv_u64(w, value);
+	csv_end_row(w);
+}
+
 void summary_write_csv(FILE *f, const struct totals *totals)
 {
 	const struct totals means = with_means(totals), *t = &means;
 	struct csv_writer w = { f, 0 };
 
 	csv_header(&w, (const char *const[]){ "metric", "value", NULL });
-#define ROW(name) csv_str(&w, #name); csv_u64(&w, t->name); csv_end_row(&w);
+#define ROW(name) metric_row(&w, #name, t->name);
 	TOTALS_FIELDS(ROW)
 #undef ROW
 	csv_str(&w, "tracer_run_delay_ns");
@@ -139,13 +146,9 @@ void summary_write_csv(FILE *f, const struct totals *totals)
 		char name[64];
 
 		snprintf(name, sizeof(name), "tracer_serve_%s_count", serve_kind_names[k]);
-		csv_str(&w, name);
-		csv_u64(&w, t->serve_count[k]);
-		csv_end_row(&w);
+		metric_row(&w, name, t->serve_count[k]);
 		snprintf(name, sizeof(name), "tracer_serve_%s_ns", serve_kind_names[k]);
-		csv_str(&w, name);
-		csv_u64(&w, t->serve_ns[k]);
-		csv_end_row(&w);
+		metric_row(&w, name, t->serve_ns[k]);
 	}
 #define COST_ROW(name) \
 	csv_str(&w, #name); \

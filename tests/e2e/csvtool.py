@@ -695,6 +695,7 @@ def check_serving_load(summary, problems):
     and its wait for one add up to no more than the run (both read inside wall_ns's
     window; 1 ms and 0.1% for clocks that tick apart)."""
     wall, cpu, delay = summary["wall_ns"], summary["tracer_serving_cpu_ns"], summary["tracer_run_delay_ns"]
+    within_run = wall + wall // 1000 + 1000000
     if cpu > summary["tracer_cpu_ns"]:
         problems.append(f"summary tracer_serving_cpu_ns={cpu} is more than all the tracer's, "
                         f"tracer_cpu_ns={summary['tracer_cpu_ns']}")
@@ -703,7 +704,7 @@ def check_serving_load(summary, problems):
     if summary["tracer_busy_permille"] != permille(cpu, wall):
         problems.append(f"summary tracer_busy_permille={summary['tracer_busy_permille']} but "
                         f"tracer_serving_cpu_ns / wall_ns = {cpu} / {wall}")
-    if cpu + (delay or 0) > wall + wall // 1000 + 1000000:
+    if cpu + (delay or 0) > within_run:
         problems.append(f"summary tracer_serving_cpu_ns={cpu} + tracer_run_delay_ns={delay} > wall_ns={wall}")
     # the statuses served, by kind: each creation and exec event once; their times
     # one after another within the run. (Not ptrace_stops: that also counts the
@@ -717,7 +718,7 @@ def check_serving_load(summary, problems):
     created = summary["forks"] + summary["vforks"] + summary["threads"]
     if count["create"] != created:
         problems.append(f"summary tracer_serve_create_count={count['create']} but forks + vforks + threads = {created}")
-    if spent > wall + wall // 1000 + 1000000:
+    if spent > within_run:
         problems.append(f"summary: the serving times by kind add up to {spent} ns, more than wall_ns={wall}")
     for k in SERVE_KINDS:
         if count[k] == 0 and summary[f"tracer_serve_{k}_ns"]:
@@ -747,7 +748,6 @@ def check_known_choice(summary, procs, sites, problems):
     if summary["tracer_writer_cpu_ns"] > summary["tracer_cpu_ns"]:
         problems.append(f"summary tracer_writer_cpu_ns={summary['tracer_writer_cpu_ns']} is more than all the tracer's, "
                         f"tracer_cpu_ns={summary['tracer_cpu_ns']}")
-    check_serving_load(summary, problems)
     if summary["tracer_cpu_per_image_ns"] != (summary["tracer_cpu_ns"] // n if n else 0):
         problems.append(f"summary tracer_cpu_per_image_ns={summary['tracer_cpu_per_image_ns']} but tracer_cpu_ns / "
                         f"processes = {summary['tracer_cpu_ns']} / {n}")
@@ -809,6 +809,7 @@ def check_consistency(d, patch_off=True):
             problems.append(f"summary {key}={summary[key]} but sum of processes.csv {col} = {total}")
 
     check_amortization(summary, procs, sites, problems)
+    check_serving_load(summary, problems)
     if procs and "known_unused" in procs[0]:
         check_known_choice(summary, procs, sites, problems)
 

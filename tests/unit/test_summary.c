@@ -106,17 +106,28 @@ END_TEST
 
 /* The serving thread's CPU in thousandths of the run, rounded and at most 1000;
  * its wait for a CPU empty until known; the last line printed says both. */
+/* summary.csv's text then --show-perf-stats', for t (malloc'd); its length in len. */
+static char *written_and_printed(const struct totals *t, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	ck_assert_ptr_nonnull(f);
+	summary_write_csv(f, t);
+	summary_print(f, t);
+	fclose(f);
+	return buf;
+}
+
+/* The serving thread's CPU in thousandths of the run, rounded and at most 1000;
+ * its wait for a CPU empty until known; the last line printed says both. */
 START_TEST(serving_load_is_a_share_of_the_run)
 {
 	struct totals t = { .wall_ns = 2000000000, .tracer_serving_cpu_ns = 1234500000 };
 	const char *line = "tracer serving thread: busy 61.7% of the run\n";
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	size_t len;
+	char *buf = written_and_printed(&t, &len);
 
-	summary_write_csv(f, &t);
-	summary_print(f, &t);
-	fclose(f);
 	ck_assert_ptr_nonnull(strstr(buf, "\ntracer_serving_cpu_ns,1234500000\ntracer_busy_permille,617\n"));
 	ck_assert_ptr_nonnull(strstr(buf, "\ntracer_run_delay_ns,\n"));
 	ck_assert_ptr_nonnull(strstr(buf, "\ntracer_run_delay_ns:\n"));
@@ -127,22 +138,14 @@ START_TEST(serving_load_is_a_share_of_the_run)
 	t.tracer_run_delay_ns = 999000; /* 0.4995 permille: rounds up */
 	t.tracer_serving_cpu_ns = 2000000100; /* read a moment after the wall clock */
 	line = "tracer serving thread: busy 100.0% of the run, waiting for a CPU 0.0%\n";
-	buf = NULL;
-	f = open_memstream(&buf, &len);
-	summary_write_csv(f, &t);
-	summary_print(f, &t);
-	fclose(f);
+	buf = written_and_printed(&t, &len);
 	ck_assert_ptr_nonnull(strstr(buf, "\ntracer_busy_permille,1000\ntracer_run_delay_ns,999000\n"));
 	ck_assert_str_eq(buf + len - strlen(line), line);
 	free(buf);
 
 	t.serve_count[SERVE_EXEC] = 4;
 	t.serve_ns[SERVE_EXEC] = 1234567;
-	buf = NULL;
-	f = open_memstream(&buf, &len);
-	summary_write_csv(f, &t);
-	summary_print(f, &t);
-	fclose(f);
+	buf = written_and_printed(&t, &len);
 	/* every kind in the file and in the key lines; a line of its own where served */
 	ck_assert_ptr_nonnull(strstr(buf, "\ntracer_serve_syscall_count,0\ntracer_serve_syscall_ns,0\n"
 					  "tracer_serve_exec_count,4\ntracer_serve_exec_ns,1234567\n"));
@@ -157,11 +160,8 @@ START_TEST(serving_load_is_a_share_of_the_run)
 
 	t.tracer_run_delay_ns = 1000000;
 	t.wall_ns = 0; /* no run: no share */
-	buf = NULL;
-	f = open_memstream(&buf, &len);
-	summary_print(f, &t);
-	fclose(f);
 	line = "tracer serving thread: busy 0.0% of the run, waiting for a CPU 0.0%\n";
+	buf = written_and_printed(&t, &len);
 	ck_assert_str_eq(buf + len - strlen(line), line);
 	free(buf);
 }
