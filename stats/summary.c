@@ -127,10 +127,42 @@ static void metric_row(struct csv_writer *w, const char *name, uint64_t value)
 	csv_end_row(w);
 }
 
+/* A row of summary.csv that may be empty. */
+struct metric {
+	char name[64];
+	uint64_t value;
+	bool known;
+};
+
+#define SERVE_METRICS (4 * SERVE_KINDS)
+
+/* The serving thread's rows by kind: each kind's count and time, then each kind's
+ * sampled serves and estimated CPU (unknown for a kind served but never sampled). */
+static size_t serve_metrics(const struct totals *t, struct metric *m)
+{
+	size_t n = 0;
+
+	for (int k = 0; k < SERVE_KINDS; k++) {
+		m[n] = (struct metric){ .value = t->serve_count[k], .known = true };
+		snprintf(m[n++].name, sizeof(m->name), "tracer_serve_%s_count", serve_kind_names[k]);
+		m[n] = (struct metric){ .value = t->serve_ns[k], .known = true };
+		snprintf(m[n++].name, sizeof(m->name), "tracer_serve_%s_ns", serve_kind_names[k]);
+	}
+	for (int k = 0; k < SERVE_KINDS; k++) {
+		m[n] = (struct metric){ .value = t->serve_sampled[k], .known = true };
+		snprintf(m[n++].name, sizeof(m->name), "tracer_serve_%s_sampled", serve_kind_names[k]);
+		m[n] = (struct metric){ .value = t->serve_cpu_ns[k], .known = t->serve_sampled[k] || !t->serve_count[k] };
+		snprintf(m[n++].name, sizeof(m->name), "tracer_serve_%s_cpu_ns", serve_kind_names[k]);
+	}
+	return n;
+}
+
 void summary_write_csv(FILE *f, const struct totals *totals)
 {
 	const struct totals means = with_means(totals), *t = &means;
 	struct csv_writer w = { f, 0 };
+	struct metric serve[SERVE_METRICS];
+	size_t n;
 
 	csv_header(&w, (const char *const[]){ "metric", "value", NULL });
 #define ROW(name) metric_row(&w, #name, t->name);
@@ -142,13 +174,14 @@ void summary_write_csv(FILE *f, const struct totals *totals)
 	else
 		csv_empty(&w);
 	csv_end_row(&w);
-	for (int k = 0; k < SERVE_KINDS; k++) {
-		char name[64];
-
-		snprintf(name, sizeof(name), "tracer_serve_%s_count", serve_kind_names[k]);
-		metric_row(&w, name, t->serve_count[k]);
-		snprintf(name, sizeof(name), "tracer_serve_%s_ns", serve_kind_names[k]);
-		metric_row(&w, name, t->serve_ns[k]);
+	n = serve_metrics(t, serve);
+	for (size_t i = 0; i < n; i++) {
+		csv_str(&w, serve[i].name);
+		if (serve[i].known)
+			csv_u64(&w, serve[i].value);
+		else
+			csv_empty(&w);
+		csv_end_row(&w);
 	}
 #define COST_ROW(name) \
 	csv_str(&w, #name); \
@@ -183,22 +216,33 @@ static void print_stops_per_process(FILE *f, const struct totals *t)
  * (docs/scaling.md). */
 static void print_serving_load(FILE *f, const struct totals *t)
 {
-	uint64_t busy = t->tracer_busy_permille, waiting = permille_of(t->tracer_run_delay_ns, t->wall_ns);
+	uint64_t busy = t->tracer_busy_permille, waiting = permille_of(t->tracer_run_delay_ns, t->wall_ns), cpu = 0;
 
 	fprintf(f, "tracer serving thread: busy %" PRIu64 ".%" PRIu64 "%% of the run", busy / 10, busy % 10);
 	if (t->run_delay_known)
 		fprintf(f, ", waiting for a CPU %" PRIu64 ".%" PRIu64 "%%", waiting / 10, waiting % 10);
 	fputc('\n', f);
-	for (int k = 0; k < SERVE_KINDS; k++)
-		if (t->serve_count[k])
-			fprintf(f, "  serving %s: %" PRIu64 " in %.1f ms, %.1f us each\n", serve_kind_names[k],
-				t->serve_count[k], (double)t->serve_ns[k] / 1e6,
-				(double)t->serve_ns[k] / 1e3 / (double)t->serve_count[k]);
+	for (int k = 0; k < SERVE_KINDS; k++) {
+		if (!t->serve_count[k])
+			continue;
+		fprintf(f, "  serving %s: %" PRIu64 " in %.1f ms, %.1f us each", serve_kind_names[k], t->serve_count[k],
+			(double)t->serve_ns[k] / 1e6, (double)t->serve_ns[k] / 1e3 / (double)t->serve_count[k]);
+		if (t->serve_sampled[k])
+			fprintf(f, "; CPU %.1f us each (%" PRIu64 " sampled)", (double)t->serve_cpu_ns[k] / 1e3 / (double)t->serve_count[k],
+				t->serve_sampled[k]);
+		fputc('\n', f);
+		cpu += t->serve_cpu_ns[k];
+	}
+	/* (the kinds' CPU is estimated: it can come out above the thread's own) */
+	fprintf(f, "  the loop (waitpid and the statuses collected ahead): CPU %.1f ms\n",
+		(double)(t->tracer_serving_cpu_ns > cpu ? t->tracer_serving_cpu_ns - cpu : 0) / 1e6);
 }
 
 void summary_print(FILE *f, const struct totals *totals)
 {
 	const struct totals means = with_means(totals), *t = &means;
+	struct metric serve[SERVE_METRICS];
+	size_t n;
 #define LINE(name) fprintf(f, "%s: %" PRIu64 "\n", #name, t->name);
 	TOTALS_FIELDS(LINE)
 #undef LINE
@@ -206,9 +250,12 @@ void summary_print(FILE *f, const struct totals *totals)
 		fprintf(f, "tracer_run_delay_ns: %" PRIu64 "\n", t->tracer_run_delay_ns);
 	else
 		fprintf(f, "tracer_run_delay_ns:\n");
-	for (int k = 0; k < SERVE_KINDS; k++)
-		fprintf(f, "tracer_serve_%s_count: %" PRIu64 "\ntracer_serve_%s_ns: %" PRIu64 "\n", serve_kind_names[k],
-			t->serve_count[k], serve_kind_names[k], t->serve_ns[k]);
+	n = serve_metrics(t, serve);
+	for (size_t i = 0; i < n; i++)
+		if (serve[i].known)
+			fprintf(f, "%s: %" PRIu64 "\n", serve[i].name, serve[i].value);
+		else
+			fprintf(f, "%s:\n", serve[i].name);
 #define COST_LINE(name) \
 	if (t->costs_known) \
 		fprintf(f, "%s: %" PRIu64 "\n", #name, t->name); \

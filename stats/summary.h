@@ -43,8 +43,11 @@ struct totals {
 	bool run_delay_known;
 	uint64_t tracer_run_delay_ns;
 	/* per serve_kind: the statuses served and the time from each one's arrival to
-	 * the end of its dispatch (tracer_serve_<kind>_count and _ns) */
+	 * the end of its dispatch (tracer_serve_<kind>_count and _ns); how many of them
+	 * were sampled on the thread's CPU clock, and the kind's CPU estimated from
+	 * those (_sampled, _cpu_ns: empty when none was) */
 	uint64_t serve_count[SERVE_KINDS], serve_ns[SERVE_KINDS];
+	uint64_t serve_sampled[SERVE_KINDS], serve_cpu_ns[SERVE_KINDS];
 	/* measured on this machine before the command ran (tracer/calibrate.h); empty
 	 * in the files when not (--patch=off, or it failed) */
 	bool costs_known;

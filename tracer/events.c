@@ -975,8 +975,11 @@ static bool after_wait(pid_t tid, int status)
 /* A status answered, and the time it took from its arrival (serve_times.h). */
 static void serve(pid_t tid, int status, uint64_t arrived)
 {
+	struct serve_sample sample;
+
+	serve_times_begin(&sample);
 	dispatch(tid, status);
-	serve_times_add(serve_kind_of(status), tsc_now() - arrived);
+	serve_times_add(serve_kind_of(status), tsc_now() - arrived, &sample);
 }
 
 static void serve_waited(pid_t tid, int status, uint64_t arrived)

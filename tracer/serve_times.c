@@ -4,9 +4,13 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 
+#include "serving_load.h"
 #include "tsc_clock.h"
 
-static uint64_t count[SERVE_KINDS], ticks[SERVE_KINDS];
+static uint64_t count[SERVE_KINDS], ticks[SERVE_KINDS], sampled[SERVE_KINDS], sampled_ns[SERVE_KINDS];
+static uint32_t countdown = 1, rng = 0x2545f491;
+/* what a pair of clock reads adds to a sample: the least of a few pairs, once */
+static uint64_t read_cost_ns = UINT64_MAX;
 
 enum serve_kind serve_kind_of(int status)
 {
@@ -24,10 +28,53 @@ enum serve_kind serve_kind_of(int status)
 	}
 }
 
-void serve_times_add(enum serve_kind kind, uint64_t tsc_ticks)
+uint32_t serve_sample_stride(uint32_t *state)
+{
+	uint32_t x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*state = x;
+	return 1 + x % (2 * SERVE_SAMPLE_MEAN - 1);
+}
+
+uint64_t serve_cpu_estimate(uint64_t count, uint64_t sampled, uint64_t sampled_ns)
+{
+	return sampled ? (uint64_t)((unsigned __int128)count * sampled_ns / sampled) : 0;
+}
+
+static void measure_read_cost(void)
+{
+	for (int i = 0; i < 4; i++) {
+		uint64_t a = serving_load_cpu_ns(), b = serving_load_cpu_ns();
+
+		if (b - a < read_cost_ns)
+			read_cost_ns = b - a;
+	}
+}
+
+void serve_times_begin(struct serve_sample *s)
+{
+	s->on = !--countdown;
+	if (!s->on)
+		return;
+	countdown = serve_sample_stride(&rng);
+	if (read_cost_ns == UINT64_MAX)
+		measure_read_cost();
+	s->cpu_ns = serving_load_cpu_ns();
+}
+
+void serve_times_add(enum serve_kind kind, uint64_t tsc_ticks, const struct serve_sample *s)
 {
 	count[kind]++;
 	ticks[kind] += tsc_ticks;
+	if (s->on) {
+		uint64_t cpu = serving_load_cpu_ns() - s->cpu_ns;
+
+		sampled[kind]++;
+		sampled_ns[kind] += cpu > read_cost_ns ? cpu - read_cost_ns : 0;
+	}
 }
 
 void serve_times_totals(struct totals *t)
@@ -36,5 +83,7 @@ void serve_times_totals(struct totals *t)
 	for (int k = 0; k < SERVE_KINDS; k++) {
 		t->serve_count[k] = count[k];
 		t->serve_ns[k] = tsc_ticks_ns(ticks[k]);
+		t->serve_sampled[k] = sampled[k];
+		t->serve_cpu_ns[k] = serve_cpu_estimate(count[k], sampled[k], sampled_ns[k]);
 	}
 }

@@ -6,18 +6,46 @@
  * exec events are the set-up of a new image, create events its birth, exit its
  * accounting, syscall the calls that still stop. It is time, not CPU: a serve that
  * is preempted, or waits for another thread of its tracee (the patch protocol),
- * counts that too. */
+ * counts that too; and the tracees that stop most share the tracer's CPU
+ * (tracer/placement.c), so a resume often lets one run there before the serve
+ * ends (a vfork child until its exec, the parent an exec releases).
+ *
+ * Its CPU by kind is therefore measured apart, by sampling: one serve in
+ * SERVE_SAMPLE_MEAN on average, at random strides, also reads the thread's CPU
+ * clock before and after (two clock_gettime syscalls, no vDSO for that clock), and
+ * a kind's CPU is its count times the mean of its sampled serves (unbiased: every
+ * serve is as likely to be sampled). What the serving thread's CPU has beyond
+ * the kinds' is the loop's own: waitpid, and the statuses collected ahead. */
 #ifndef SYSTRACE_SERVE_TIMES_H
 #define SYSTRACE_SERVE_TIMES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "summary.h"
 
+#define SERVE_SAMPLE_MEAN 8
+
+/* One serve: whether it is sampled, and the CPU clock at its start. */
+struct serve_sample {
+	bool on;
+	uint64_t cpu_ns;
+};
+
 /* The kind of a waitpid status, as dispatch answers it (pure). */
 enum serve_kind serve_kind_of(int status);
-void serve_times_add(enum serve_kind kind, uint64_t tsc_ticks);
-/* The sums so far, into the totals' serve_count and serve_ns. */
+/* The strides between sampled serves: 1 to 2 * SERVE_SAMPLE_MEAN - 1, uniform, from
+ * a xorshift state (pure). */
+uint32_t serve_sample_stride(uint32_t *state);
+/* A kind's CPU from count serves, sampled of them timed at sampled_ns in all (pure;
+ * 0 when none was sampled). */
+uint64_t serve_cpu_estimate(uint64_t count, uint64_t sampled, uint64_t sampled_ns);
+
+/* Before a dispatch; then after it, its kind and the ticks since its arrival. */
+void serve_times_begin(struct serve_sample *s);
+void serve_times_add(enum serve_kind kind, uint64_t tsc_ticks, const struct serve_sample *s);
+/* The sums so far, into the totals' serve_count, serve_ns, serve_sampled and
+ * serve_cpu_ns. */
 void serve_times_totals(struct totals *t);
 
 #endif

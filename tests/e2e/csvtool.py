@@ -86,7 +86,13 @@ SUMMARY_KEYS = [
 RUN_DELAY_KEYS = ["tracer_run_delay_ns"]
 # the serving thread's time by kind of status (tracer/serve_times.h)
 SERVE_KINDS = ["syscall", "exec", "create", "exit", "signal", "other", "reap"]
-SERVE_KEYS = [f"tracer_serve_{k}_{x}" for k in SERVE_KINDS for x in ("count", "ns")]
+SERVE_KEYS = [f"tracer_serve_{k}_{x}" for k in SERVE_KINDS for x in ("count", "ns", "sampled")]
+# ... and its CPU by kind, estimated from the serves sampled: empty for a kind
+# served but never sampled
+SERVE_CPU_KEYS = [f"tracer_serve_{k}_cpu_ns" for k in SERVE_KINDS]
+# the most serves between two sampled (tracer/serve_times.h: strides of 1 to
+# 2 * SERVE_SAMPLE_MEAN - 1)
+SERVE_STRIDE_MAX = 15
 # what systrace measured of a stop and of an in-process call before the command ran:
 # empty when it did not (--patch=off, or the measurement failed)
 COST_KEYS = ["stop_cost_ns", "inprocess_cost_ns", "saving_per_call_ns", "calibration_ns"]
@@ -158,11 +164,12 @@ def load_summary(d):
         if r["metric"] in summary:
             raise CheckError(f"summary.csv: metric {r['metric']} appears twice")
         summary[r["metric"]] = r["value"]
-    missing = [k for k in SUMMARY_KEYS + COST_KEYS + AMORTIZATION_KEYS + RUN_DELAY_KEYS + SERVE_KEYS
+    missing = [k for k in SUMMARY_KEYS + COST_KEYS + AMORTIZATION_KEYS + RUN_DELAY_KEYS + SERVE_KEYS + SERVE_CPU_KEYS
                if k not in summary]
     if missing:
         raise CheckError(f"summary.csv lacks {missing}")
-    return {k: None if k in COST_KEYS + AMORTIZATION_KEYS + RUN_DELAY_KEYS and v == "" else to_int(v, f"summary.csv {k}")
+    return {k: None if k in COST_KEYS + AMORTIZATION_KEYS + RUN_DELAY_KEYS + SERVE_CPU_KEYS and v == ""
+            else to_int(v, f"summary.csv {k}")
             for k, v in summary.items()}
 
 
@@ -723,6 +730,20 @@ def check_serving_load(summary, problems):
     for k in SERVE_KINDS:
         if count[k] == 0 and summary[f"tracer_serve_{k}_ns"]:
             problems.append(f"summary: no {k} status served, yet tracer_serve_{k}_ns={summary[f'tracer_serve_{k}_ns']}")
+    # the CPU by kind, from a sample at strides of at most SERVE_STRIDE_MAX serves:
+    # empty exactly where a kind was served and never sampled, nothing where none
+    sampled = {k: summary[f"tracer_serve_{k}_sampled"] for k in SERVE_KINDS}
+    for k in SERVE_KINDS:
+        cpu = summary[f"tracer_serve_{k}_cpu_ns"]
+        if sampled[k] > count[k]:
+            problems.append(f"summary tracer_serve_{k}_sampled={sampled[k]} > tracer_serve_{k}_count={count[k]}")
+        if (cpu is None) != (count[k] > 0 and sampled[k] == 0):
+            problems.append(f"summary tracer_serve_{k}_cpu_ns={cpu!r} with {count[k]} served, {sampled[k]} sampled")
+        elif count[k] == 0 and cpu:
+            problems.append(f"summary: no {k} status served, yet tracer_serve_{k}_cpu_ns={cpu}")
+    if sum(sampled.values()) < sum(count.values()) // SERVE_STRIDE_MAX:
+        problems.append(f"summary: {sum(sampled.values())} serves sampled of {sum(count.values())}, fewer than one "
+                        f"in {SERVE_STRIDE_MAX}")
 
 
 def check_known_choice(summary, procs, sites, problems):
@@ -1178,7 +1199,9 @@ KEYVALUE = re.compile(r"^([a-z_0-9]+): (\d+)$")
 EMPTY_KEYVALUE = re.compile(r"^([a-z_0-9]+):$")
 STOPS_PER_PROCESS = re.compile(
     r"^stops per process: (\d+\.\d) \(lifecycle (\d+\.\d), early (\d+\.\d), late (\d+\.\d)\)$")
-SERVING_KIND = re.compile(r"^  serving ([a-z]+): (\d+) in (\d+\.\d) ms, (\d+\.\d) us each$")
+SERVING_KIND = re.compile(
+    r"^  serving ([a-z]+): (\d+) in (\d+\.\d) ms, (\d+\.\d) us each(?:; CPU (\d+\.\d) us each \((\d+) sampled\))?$")
+SERVING_LOOP = re.compile(r"^  the loop \(waitpid and the statuses collected ahead\): CPU (\d+\.\d) ms$")
 SERVING_LOAD = re.compile(r"^tracer serving thread: busy (\d+)\.(\d)% of the run(?:, waiting for a CPU (\d+)\.(\d)%)?$")
 
 
@@ -1192,6 +1215,7 @@ def check_perfstats(d, stderr_file):
     per_process = None
     serving = None
     by_kind = {}
+    loop_lines = 0
     with open(stderr_file, errors="replace") as f:
         for line in f:
             line = line.rstrip("\n")
@@ -1201,7 +1225,10 @@ def check_perfstats(d, stderr_file):
                 continue
             m = SERVING_KIND.match(line)
             if m:
-                by_kind[m.group(1)] = int(m.group(2))
+                by_kind[m.group(1)] = (int(m.group(2)), int(m.group(6) or 0))
+                continue
+            if SERVING_LOOP.match(line):
+                loop_lines += 1
                 continue
             m = SERVING_LOAD.match(line)
             if m:
@@ -1224,7 +1251,7 @@ def check_perfstats(d, stderr_file):
         elif k not in ("wall_ns", "tracer_cpu_ns", "tracer_cpu_per_image_ns", "tracer_maxrss_kb",
                        "tracer_writer_cpu_ns") and printed[k] != summary[k]:
             problems.append(f"--show-perf-stats: {k}: {printed[k]} but summary.csv says {summary[k]}")
-    for k in COST_KEYS + AMORTIZATION_KEYS + RUN_DELAY_KEYS + SERVE_KEYS:
+    for k in COST_KEYS + AMORTIZATION_KEYS + RUN_DELAY_KEYS + SERVE_KEYS + SERVE_CPU_KEYS:
         if k not in printed:
             problems.append(f"--show-perf-stats: no '{k}: value' (or empty '{k}:') line on stderr")
         elif printed[k] != summary[k]:
@@ -1260,10 +1287,15 @@ def check_perfstats(d, stderr_file):
                                                     permille(delay, summary["wall_ns"]) % 10]
         if serving != want:
             problems.append(f"--show-perf-stats: the serving thread's line says {serving}, summary.csv gives {want}")
-    # a line per kind of status served, for those that were
-    want = {k: summary[f"tracer_serve_{k}_count"] for k in SERVE_KINDS if summary[f"tracer_serve_{k}_count"]}
+    # a line per kind of status served, for those that were, with its sampled
+    # serves; then the loop's own CPU
+    want = {k: (summary[f"tracer_serve_{k}_count"], summary[f"tracer_serve_{k}_sampled"])
+            for k in SERVE_KINDS if summary[f"tracer_serve_{k}_count"]}
     if by_kind != want:
-        problems.append(f"--show-perf-stats: the 'serving KIND: N in ...' lines give {by_kind}, summary.csv {want}")
+        problems.append(f"--show-perf-stats: the 'serving KIND: N in ...' lines give (served, sampled) {by_kind}, "
+                        f"summary.csv {want}")
+    if loop_lines != 1:
+        problems.append(f"--show-perf-stats: {loop_lines} 'the loop (waitpid ...): CPU X ms' lines, not 1")
     # every pair of percentage lines adds up to 100.00
     if len(percents) % 2 == 0:
         for i in range(0, len(percents), 2):

@@ -75,6 +75,41 @@ START_TEST(serve_kinds)
 }
 END_TEST
 
+/* The strides between sampled serves: within 1..2M-1, every one of them drawn, and
+ * a mean of M over many (so that one serve in M is sampled: serve_times.h). */
+START_TEST(serve_sample_strides)
+{
+	uint32_t state = 0x2545f491, seen[2 * SERVE_SAMPLE_MEAN] = { 0 };
+	uint64_t sum = 0;
+	const int n = 100000;
+
+	for (int i = 0; i < n; i++) {
+		uint32_t s = serve_sample_stride(&state);
+
+		ck_assert_uint_ge(s, 1);
+		ck_assert_uint_le(s, 2 * SERVE_SAMPLE_MEAN - 1);
+		seen[s]++;
+		sum += s;
+	}
+	for (int s = 1; s < 2 * SERVE_SAMPLE_MEAN; s++)
+		ck_assert_uint_gt(seen[s], n / (2 * SERVE_SAMPLE_MEAN) / 2);
+	ck_assert_uint_ge(sum, (uint64_t)n * SERVE_SAMPLE_MEAN * 99 / 100);
+	ck_assert_uint_le(sum, (uint64_t)n * SERVE_SAMPLE_MEAN * 101 / 100);
+}
+END_TEST
+
+/* A kind's CPU: its count times the mean of its sampled serves, without overflow;
+ * nothing without a sample. */
+START_TEST(serve_cpu_estimates)
+{
+	ck_assert_uint_eq(serve_cpu_estimate(100, 12, 1200000), 10000000);
+	ck_assert_uint_eq(serve_cpu_estimate(7, 3, 10), 23); /* 7 * 10 / 3, rounded down */
+	ck_assert_uint_eq(serve_cpu_estimate(5, 0, 0), 0);
+	ck_assert_uint_eq(serve_cpu_estimate(0, 0, 0), 0);
+	ck_assert_uint_eq(serve_cpu_estimate(UINT64_MAX / 2, 2, 4), UINT64_MAX / 2 * 2);
+}
+END_TEST
+
 /* The lifecycle calls by name and number in each ABI (the kernel's syscall tables:
  * arch/x86/entry/syscalls/syscall_{64,32}.tbl; x32's execve and execveat are its own). */
 static const struct call_case {
@@ -162,7 +197,8 @@ END_TEST
 Suite *stops_suite(void)
 {
 	return tables_suite("stops", (const TTest *const[]){
-		indexes_out_of_range_are_not_lifecycle, stops_split_three_ways, NULL }, (const struct table_test[]){
+		indexes_out_of_range_are_not_lifecycle, stops_split_three_ways, serve_sample_strides, serve_cpu_estimates,
+		NULL }, (const struct table_test[]){
 		{ stop_kinds, TABLE_ROWS(kind_cases) }, { serve_kinds, TABLE_ROWS(serve_cases) }, { lifecycle_calls_in_every_abi, TABLE_ROWS(lifecycle_calls) },
 		{ other_calls_are_not_lifecycle, TABLE_ROWS(other_calls) }, { NULL, 0 } });
 }
