@@ -234,7 +234,7 @@ static void print_serving_load(FILE *f, const struct totals *t)
 		cpu += t->serve_cpu_ns[k];
 	}
 	/* (the kinds' CPU is estimated: it can come out above the thread's own) */
-	fprintf(f, "  the loop (waitpid and the statuses collected ahead): CPU %.1f ms\n",
+	fprintf(f, "  outside the serves (waitpid, placement, start and end): CPU %.1f ms\n",
 		(double)(t->tracer_serving_cpu_ns > cpu ? t->tracer_serving_cpu_ns - cpu : 0) / 1e6);
 }
 

@@ -852,6 +852,16 @@ static void dispatch(pid_t tid, int status)
 	}
 }
 
+/* A status answered, and the time it took from its arrival (serve_times.h). */
+static void serve(pid_t tid, int status, uint64_t arrived)
+{
+	struct serve_sample sample;
+
+	serve_times_begin(&sample);
+	dispatch(tid, status);
+	serve_times_add(serve_kind_of(status), tsc_now() - arrived, &sample);
+}
+
 static void pass_on(struct thread *t, void *arg)
 {
 	int sig = *(int *)arg;
@@ -888,7 +898,7 @@ static void forward_signal(int sig, pid_t from)
 		while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
 			held_status_push(tid, status);
 		while (held_status_pop(&tid, &status))
-			dispatch(tid, status);
+			serve(tid, status, tsc_now());
 	}
 	passing_sig = 0;
 	tasks_for_each_thread(pass_on, &sig);
@@ -907,7 +917,7 @@ static void stop_when_tracees_have(int sig)
 		pid_t tid = held_status_pop(&tid, &status) ? tid : waitpid(-1, &status, __WALL | WNOHANG);
 
 		if (tid > 0) {
-			dispatch(tid, status);
+			serve(tid, status, tsc_now());
 			quiet_rounds = 0;
 		} else {
 			if (tid < 0 && errno == ECHILD)
@@ -970,16 +980,6 @@ static bool after_wait(pid_t tid, int status)
 		return false;
 	}
 	return true;
-}
-
-/* A status answered, and the time it took from its arrival (serve_times.h). */
-static void serve(pid_t tid, int status, uint64_t arrived)
-{
-	struct serve_sample sample;
-
-	serve_times_begin(&sample);
-	dispatch(tid, status);
-	serve_times_add(serve_kind_of(status), tsc_now() - arrived, &sample);
 }
 
 static void serve_waited(pid_t tid, int status, uint64_t arrived)

@@ -8,7 +8,7 @@
 #include "tsc_clock.h"
 
 static uint64_t count[SERVE_KINDS], ticks[SERVE_KINDS], sampled[SERVE_KINDS], sampled_ns[SERVE_KINDS];
-static uint32_t countdown = 1, rng = 0x2545f491;
+static uint32_t countdown, rng = 0x2545f491;
 /* what a pair of clock reads adds to a sample: the least of a few pairs, once */
 static uint64_t read_cost_ns = UINT64_MAX;
 
@@ -56,6 +56,9 @@ static void measure_read_cost(void)
 
 void serve_times_begin(struct serve_sample *s)
 {
+	/* (the first stride drawn too: the run's first serve no likelier than any) */
+	if (!countdown)
+		countdown = serve_sample_stride(&rng);
 	s->on = !--countdown;
 	if (!s->on)
 		return;
@@ -70,8 +73,10 @@ void serve_times_add(enum serve_kind kind, uint64_t tsc_ticks, const struct serv
 	count[kind]++;
 	ticks[kind] += tsc_ticks;
 	if (s->on) {
-		uint64_t cpu = serving_load_cpu_ns() - s->cpu_ns;
+		uint64_t end = serving_load_cpu_ns(), cpu = end - s->cpu_ns;
 
+		if (!s->cpu_ns || !end) /* a clock not read: no sample */
+			return;
 		sampled[kind]++;
 		sampled_ns[kind] += cpu > read_cost_ns ? cpu - read_cost_ns : 0;
 	}

@@ -13,9 +13,11 @@
  * Its CPU by kind is therefore measured apart, by sampling: one serve in
  * SERVE_SAMPLE_MEAN on average, at random strides, also reads the thread's CPU
  * clock before and after (two clock_gettime syscalls, no vDSO for that clock), and
- * a kind's CPU is its count times the mean of its sampled serves (unbiased: every
- * serve is as likely to be sampled). What the serving thread's CPU has beyond
- * the kinds' is the loop's own: waitpid, and the statuses collected ahead. */
+ * a kind's CPU is its count times the mean of its sampled serves (every serve as
+ * likely to be sampled as any: a consistent estimate, closer the more serves). A
+ * sampled serve's time holds a clock read more. What the serving thread's CPU has
+ * beyond the kinds' is spent outside the serves: the event loop's waitpid,
+ * placement's look, the start and the end of the run. */
 #ifndef SYSTRACE_SERVE_TIMES_H
 #define SYSTRACE_SERVE_TIMES_H
 

@@ -1201,7 +1201,7 @@ STOPS_PER_PROCESS = re.compile(
     r"^stops per process: (\d+\.\d) \(lifecycle (\d+\.\d), early (\d+\.\d), late (\d+\.\d)\)$")
 SERVING_KIND = re.compile(
     r"^  serving ([a-z]+): (\d+) in (\d+\.\d) ms, (\d+\.\d) us each(?:; CPU (\d+\.\d) us each \((\d+) sampled\))?$")
-SERVING_LOOP = re.compile(r"^  the loop \(waitpid and the statuses collected ahead\): CPU (\d+\.\d) ms$")
+SERVING_OUTSIDE = re.compile(r"^  outside the serves \(waitpid, placement, start and end\): CPU (\d+\.\d) ms$")
 SERVING_LOAD = re.compile(r"^tracer serving thread: busy (\d+)\.(\d)% of the run(?:, waiting for a CPU (\d+)\.(\d)%)?$")
 
 
@@ -1215,7 +1215,8 @@ def check_perfstats(d, stderr_file):
     per_process = None
     serving = None
     by_kind = {}
-    loop_lines = 0
+    cpu_each = {}
+    outside = []
     with open(stderr_file, errors="replace") as f:
         for line in f:
             line = line.rstrip("\n")
@@ -1226,9 +1227,11 @@ def check_perfstats(d, stderr_file):
             m = SERVING_KIND.match(line)
             if m:
                 by_kind[m.group(1)] = (int(m.group(2)), int(m.group(6) or 0))
+                cpu_each[m.group(1)] = m.group(5)
                 continue
-            if SERVING_LOOP.match(line):
-                loop_lines += 1
+            m = SERVING_OUTSIDE.match(line)
+            if m:
+                outside.append(m.group(1))
                 continue
             m = SERVING_LOAD.match(line)
             if m:
@@ -1288,14 +1291,23 @@ def check_perfstats(d, stderr_file):
         if serving != want:
             problems.append(f"--show-perf-stats: the serving thread's line says {serving}, summary.csv gives {want}")
     # a line per kind of status served, for those that were, with its sampled
-    # serves; then the loop's own CPU
+    # serves and its CPU per serve (as stats/summary.c formats it); then the CPU
+    # outside the serves
     want = {k: (summary[f"tracer_serve_{k}_count"], summary[f"tracer_serve_{k}_sampled"])
             for k in SERVE_KINDS if summary[f"tracer_serve_{k}_count"]}
     if by_kind != want:
         problems.append(f"--show-perf-stats: the 'serving KIND: N in ...' lines give (served, sampled) {by_kind}, "
                         f"summary.csv {want}")
-    if loop_lines != 1:
-        problems.append(f"--show-perf-stats: {loop_lines} 'the loop (waitpid ...): CPU X ms' lines, not 1")
+    for k, (count, sampled) in want.items():
+        cpu = summary[f"tracer_serve_{k}_cpu_ns"]
+        expect = f"{cpu / 1e3 / count:.1f}" if sampled else None
+        if k in cpu_each and cpu_each[k] != expect:
+            problems.append(f"--show-perf-stats: serving {k}: CPU {cpu_each[k]} us each, summary.csv gives {expect}")
+    kinds_cpu = sum(summary[f"tracer_serve_{k}_cpu_ns"] or 0 for k in SERVE_KINDS)
+    expect = f"{max(summary['tracer_serving_cpu_ns'] - kinds_cpu, 0) / 1e6:.1f}"
+    if outside != [expect]:
+        problems.append(f"--show-perf-stats: 'outside the serves (...): CPU X ms' lines {outside}, "
+                        f"summary.csv gives [{expect!r}]")
     # every pair of percentage lines adds up to 100.00
     if len(percents) % 2 == 0:
         for i in range(0, len(percents), 2):

@@ -104,9 +104,6 @@ START_TEST(printed_summary_has_stops_per_process)
 }
 END_TEST
 
-/* The serving thread's CPU in thousandths of the run, rounded and at most 1000;
- * its wait for a CPU empty until known; the line printed says both, and the last
- * what its CPU has beyond the kinds'. */
 /* summary.csv's text then --show-perf-stats', for t (malloc'd); its length in len. */
 static char *written_and_printed(const struct totals *t, size_t *len)
 {
@@ -126,7 +123,7 @@ static char *written_and_printed(const struct totals *t, size_t *len)
 START_TEST(serving_load_is_a_share_of_the_run)
 {
 	struct totals t = { .wall_ns = 2000000000, .tracer_serving_cpu_ns = 1234500000 };
-	const char *line = "tracer serving thread: busy 61.7% of the run\n  the loop (waitpid and the statuses collected ahead): CPU 1234.5 ms\n";
+	const char *line = "tracer serving thread: busy 61.7% of the run\n  outside the serves (waitpid, placement, start and end): CPU 1234.5 ms\n";
 	size_t len;
 	char *buf = written_and_printed(&t, &len);
 
@@ -139,7 +136,7 @@ START_TEST(serving_load_is_a_share_of_the_run)
 	t.run_delay_known = true;
 	t.tracer_run_delay_ns = 999000; /* 0.4995 permille: rounds up */
 	t.tracer_serving_cpu_ns = 2000000100; /* read a moment after the wall clock */
-	line = "tracer serving thread: busy 100.0% of the run, waiting for a CPU 0.0%\n  the loop (waitpid and the statuses collected ahead): CPU 2000.0 ms\n";
+	line = "tracer serving thread: busy 100.0% of the run, waiting for a CPU 0.0%\n  outside the serves (waitpid, placement, start and end): CPU 2000.0 ms\n";
 	buf = written_and_printed(&t, &len);
 	ck_assert_ptr_nonnull(strstr(buf, "\ntracer_busy_permille,1000\ntracer_run_delay_ns,999000\n"));
 	ck_assert_str_eq(buf + len - strlen(line), line);
@@ -159,7 +156,7 @@ START_TEST(serving_load_is_a_share_of_the_run)
 					  "tracer_serve_exec_cpu_ns,\n"));
 	ck_assert_ptr_nonnull(strstr(buf, "\ntracer_serve_exec_sampled: 0\ntracer_serve_exec_cpu_ns:\n"));
 	line = "waiting for a CPU 0.0%\n  serving exec: 4 in 1.2 ms, 308.6 us each\n"
-	       "  the loop (waitpid and the statuses collected ahead): CPU 2000.0 ms\n";
+	       "  outside the serves (waitpid, placement, start and end): CPU 2000.0 ms\n";
 	ck_assert_str_eq(buf + len - strlen(line), line);
 	ck_assert_ptr_null(strstr(buf, "serving syscall:"));
 	free(buf);
@@ -171,13 +168,13 @@ START_TEST(serving_load_is_a_share_of_the_run)
 	ck_assert_ptr_nonnull(strstr(buf, "\ntracer_serve_exec_sampled,1\ntracer_serve_exec_cpu_ns,800000\n"));
 	ck_assert_ptr_nonnull(strstr(buf, "\ntracer_serve_exec_sampled: 1\ntracer_serve_exec_cpu_ns: 800000\n"));
 	line = "  serving exec: 4 in 1.2 ms, 308.6 us each; CPU 200.0 us each (1 sampled)\n"
-	       "  the loop (waitpid and the statuses collected ahead): CPU 1999.2 ms\n";
+	       "  outside the serves (waitpid, placement, start and end): CPU 1999.2 ms\n";
 	ck_assert_str_eq(buf + len - strlen(line), line);
 	free(buf);
 	/* an estimate above the thread's CPU leaves the loop none */
 	t.serve_cpu_ns[SERVE_EXEC] = 3000000000;
 	buf = written_and_printed(&t, &len);
-	line = "  the loop (waitpid and the statuses collected ahead): CPU 0.0 ms\n";
+	line = "  outside the serves (waitpid, placement, start and end): CPU 0.0 ms\n";
 	ck_assert_str_eq(buf + len - strlen(line), line);
 	free(buf);
 	t.serve_count[SERVE_EXEC] = 0;
@@ -187,7 +184,7 @@ START_TEST(serving_load_is_a_share_of_the_run)
 
 	t.tracer_run_delay_ns = 1000000;
 	t.wall_ns = 0; /* no run: no share */
-	line = "tracer serving thread: busy 0.0% of the run, waiting for a CPU 0.0%\n  the loop (waitpid and the statuses collected ahead): CPU 2000.0 ms\n";
+	line = "tracer serving thread: busy 0.0% of the run, waiting for a CPU 0.0%\n  outside the serves (waitpid, placement, start and end): CPU 2000.0 ms\n";
 	buf = written_and_printed(&t, &len);
 	ck_assert_str_eq(buf + len - strlen(line), line);
 	free(buf);
