@@ -8,14 +8,26 @@
 #define CPUCLOCK_SCHED 2
 #define PROCESS_CLOCK(pid, which) ((clockid_t)((~(unsigned)(pid) << 3) | (which)))
 
-static bool read_clock(pid_t pid, int which, uint64_t *ns)
+static bool read_ns(clockid_t clock, uint64_t *ns)
 {
 	struct timespec ts;
 
-	if (clock_gettime(PROCESS_CLOCK(pid, which), &ts) < 0)
+	if (clock_gettime(clock, &ts) < 0)
 		return false;
 	*ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	return true;
+}
+
+static bool read_clock(pid_t pid, int which, uint64_t *ns)
+{
+	return read_ns(PROCESS_CLOCK(pid, which), ns);
+}
+
+uint64_t cpu_times_thread_ns(void)
+{
+	uint64_t ns;
+
+	return read_ns(CLOCK_THREAD_CPUTIME_ID, &ns) ? ns : 0;
 }
 
 struct cpu_times cpu_times_split(uint64_t total, uint64_t prof, uint64_t virt, const struct cpu_times *since)

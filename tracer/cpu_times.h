@@ -1,4 +1,5 @@
-/* A process's CPU time, user and system, from its CPU-time clocks: three
+/* A process's CPU time, user and system, from its CPU-time clocks (and the calling
+ * thread's, from its own): three
  * clock_gettime calls (under a microsecond) where /proc/PID/stat took an open, a
  * read the kernel formats 52 fields for, and a close (7 us), at every exec and exit.
  * The clocks are in nanoseconds; the user/system split comes from the tick-sampled
@@ -22,6 +23,9 @@ bool cpu_times_of(pid_t pid, const struct cpu_times *since, struct cpu_times *no
 /* The thread group of pid's CPU time so far, as the scheduler counts it (one call);
  * false if pid is gone. */
 bool cpu_times_total(pid_t pid, uint64_t *ns);
+/* The calling thread's CPU so far, 0 if unread (a syscall: no vDSO for a thread's
+ * clock). */
+uint64_t cpu_times_thread_ns(void);
 /* The split (pure): total the scheduler's runtime, prof the sampled user+system,
  * virt the sampled user. */
 struct cpu_times cpu_times_split(uint64_t total, uint64_t prof, uint64_t virt, const struct cpu_times *since);

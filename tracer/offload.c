@@ -3,9 +3,9 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "cpu_times.h"
 #include "fd_limit.h"
 
 /* The writer is woken when this many jobs wait (a wake is a futex call: once per
@@ -43,14 +43,6 @@ static void run(const struct job *j)
 	j->done(j->arg);
 }
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void *writer_main(void *unused)
 {
 	(void)unused;
@@ -74,7 +66,7 @@ static void *writer_main(void *unused)
 		pthread_cond_broadcast(&room);
 	}
 	pthread_mutex_unlock(&lock);
-	writer_cpu_ns = thread_cpu_ns();
+	writer_cpu_ns = cpu_times_thread_ns();
 	return NULL;
 }
 

@@ -4,7 +4,7 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 
-#include "serving_load.h"
+#include "cpu_times.h"
 #include "tsc_clock.h"
 
 static uint64_t count[SERVE_KINDS], ticks[SERVE_KINDS], sampled[SERVE_KINDS], sampled_ns[SERVE_KINDS];
@@ -47,7 +47,7 @@ uint64_t serve_cpu_estimate(uint64_t count, uint64_t sampled, uint64_t sampled_n
 static void measure_read_cost(void)
 {
 	for (int i = 0; i < 4; i++) {
-		uint64_t a = serving_load_cpu_ns(), b = serving_load_cpu_ns();
+		uint64_t a = cpu_times_thread_ns(), b = cpu_times_thread_ns();
 
 		if (b - a < read_cost_ns)
 			read_cost_ns = b - a;
@@ -65,7 +65,7 @@ void serve_times_begin(struct serve_sample *s)
 	countdown = serve_sample_stride(&rng);
 	if (read_cost_ns == UINT64_MAX)
 		measure_read_cost();
-	s->cpu_ns = serving_load_cpu_ns();
+	s->cpu_ns = cpu_times_thread_ns();
 }
 
 void serve_times_add(enum serve_kind kind, uint64_t tsc_ticks, const struct serve_sample *s)
@@ -73,7 +73,7 @@ void serve_times_add(enum serve_kind kind, uint64_t tsc_ticks, const struct serv
 	count[kind]++;
 	ticks[kind] += tsc_ticks;
 	if (s->on) {
-		uint64_t end = serving_load_cpu_ns(), cpu = end - s->cpu_ns;
+		uint64_t end = cpu_times_thread_ns(), cpu = end - s->cpu_ns;
 
 		if (!s->cpu_ns || !end) /* a clock not read: no sample */
 			return;

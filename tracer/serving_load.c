@@ -3,8 +3,9 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "cpu_times.h"
 
 bool serving_load_parse_schedstat(const char *text, uint64_t *run_delay_ns)
 {
@@ -13,18 +14,9 @@ bool serving_load_parse_schedstat(const char *text, uint64_t *run_delay_ns)
 	return sscanf(text, "%" SCNu64 " %" SCNu64 " %" SCNu64, &on_cpu, run_delay_ns, &waits) == 3;
 }
 
-uint64_t serving_load_cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 struct serving_load serving_load_now(void)
 {
-	struct serving_load l = { .cpu_ns = serving_load_cpu_ns() };
+	struct serving_load l = { .cpu_ns = cpu_times_thread_ns() };
 	char text[128];
 	ssize_t n;
 	int fd;

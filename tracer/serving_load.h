@@ -16,8 +16,6 @@ struct serving_load {
 	bool run_delay_known; /* false where the kernel has no schedstat */
 };
 
-/* The calling thread's CPU so far (a syscall: no vDSO for a thread's clock). */
-uint64_t serving_load_cpu_ns(void);
 /* The calling thread's figures so far. */
 struct serving_load serving_load_now(void);
 /* What the thread spent from since to now. */
