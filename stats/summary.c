@@ -120,11 +120,23 @@ static struct totals with_means(const struct totals *t)
 	return m;
 }
 
-static void metric_row(struct csv_writer *w, const char *name, uint64_t value)
+/* A row of summary.csv, and its line on stderr: the value empty when not known. */
+static void metric_row(struct csv_writer *w, const char *name, uint64_t value, bool known)
 {
 	csv_str(w, name);
-	csv_u64(w, value);
+	if (known)
+		csv_u64(w, value);
+	else
+		csv_empty(w);
 	csv_end_row(w);
+}
+
+static void metric_line(FILE *f, const char *name, uint64_t value, bool known)
+{
+	if (known)
+		fprintf(f, "%s: %" PRIu64 "\n", name, value);
+	else
+		fprintf(f, "%s:\n", name);
 }
 
 /* A row of summary.csv that may be empty. */
@@ -165,31 +177,14 @@ void summary_write_csv(FILE *f, const struct totals *totals)
 	size_t n;
 
 	csv_header(&w, (const char *const[]){ "metric", "value", NULL });
-#define ROW(name) metric_row(&w, #name, t->name);
+#define ROW(name) metric_row(&w, #name, t->name, true);
 	TOTALS_FIELDS(ROW)
 #undef ROW
-	csv_str(&w, "tracer_run_delay_ns");
-	if (t->run_delay_known)
-		csv_u64(&w, t->tracer_run_delay_ns);
-	else
-		csv_empty(&w);
-	csv_end_row(&w);
+	metric_row(&w, "tracer_run_delay_ns", t->tracer_run_delay_ns, t->run_delay_known);
 	n = serve_metrics(t, serve);
-	for (size_t i = 0; i < n; i++) {
-		csv_str(&w, serve[i].name);
-		if (serve[i].known)
-			csv_u64(&w, serve[i].value);
-		else
-			csv_empty(&w);
-		csv_end_row(&w);
-	}
-#define COST_ROW(name) \
-	csv_str(&w, #name); \
-	if (t->costs_known) \
-		csv_u64(&w, t->name); \
-	else \
-		csv_empty(&w); \
-	csv_end_row(&w);
+	for (size_t i = 0; i < n; i++)
+		metric_row(&w, serve[i].name, serve[i].value, serve[i].known);
+#define COST_ROW(name) metric_row(&w, #name, t->name, t->costs_known);
 	COST_FIELDS(COST_ROW)
 #undef COST_ROW
 }
@@ -243,24 +238,14 @@ void summary_print(FILE *f, const struct totals *totals)
 	const struct totals means = with_means(totals), *t = &means;
 	struct metric serve[SERVE_METRICS];
 	size_t n;
-#define LINE(name) fprintf(f, "%s: %" PRIu64 "\n", #name, t->name);
+#define LINE(name) metric_line(f, #name, t->name, true);
 	TOTALS_FIELDS(LINE)
 #undef LINE
-	if (t->run_delay_known)
-		fprintf(f, "tracer_run_delay_ns: %" PRIu64 "\n", t->tracer_run_delay_ns);
-	else
-		fprintf(f, "tracer_run_delay_ns:\n");
+	metric_line(f, "tracer_run_delay_ns", t->tracer_run_delay_ns, t->run_delay_known);
 	n = serve_metrics(t, serve);
 	for (size_t i = 0; i < n; i++)
-		if (serve[i].known)
-			fprintf(f, "%s: %" PRIu64 "\n", serve[i].name, serve[i].value);
-		else
-			fprintf(f, "%s:\n", serve[i].name);
-#define COST_LINE(name) \
-	if (t->costs_known) \
-		fprintf(f, "%s: %" PRIu64 "\n", #name, t->name); \
-	else \
-		fprintf(f, "%s:\n", #name);
+		metric_line(f, serve[i].name, serve[i].value, serve[i].known);
+#define COST_LINE(name) metric_line(f, #name, t->name, t->costs_known);
 	COST_FIELDS(COST_LINE)
 #undef COST_LINE
 	print_pair(f, "syscalls ptraced (slow)", "syscalls in-process (fast)",
