@@ -2,7 +2,9 @@
  * loop (a syscall each time) until it exists, then exits 0. The parent keeps
  * SIGTSTP's default action, prints "child started", waits for the child, prints
  * "busy_child done" and exits 0 (1 if the child failed). For job control: under
- * --patch=off the child's calls keep the tracer busy while the parent is stopped. */
+ * --patch=off the child's calls keep the tracer busy while the parent is stopped.
+ * The child inherits SIG_IGN at the fork itself: set after it, a Ctrl-Z sent on
+ * "child started" could reach a child that has not yet run, and stop it too. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,15 +18,16 @@ int main(int argc, char **argv)
 
 	if (argc != 2)
 		return 2;
+	signal(SIGTSTP, SIG_IGN);
 	child = fork();
 	if (child < 0)
 		return 1;
 	if (child == 0) {
-		signal(SIGTSTP, SIG_IGN);
 		while (access(argv[1], F_OK) != 0)
 			;
 		_exit(0);
 	}
+	signal(SIGTSTP, SIG_DFL);
 	printf("child started\n");
 	fflush(stdout);
 	while (waitpid(child, &status, 0) < 0)
