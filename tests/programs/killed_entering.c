@@ -7,7 +7,9 @@
  * By construction, not by timing: the tracer is stopped (SIGSTOP to the TracerPid
  * of /proc/self/status) for the moment, so no stop is read in between. Every call
  * made while it is stopped goes in-process, at sites warmed up (patched) before:
- *  1. main warms its sites, and forks W, which waits on a pipe (read);
+ *  1. main warms its sites, and forks W, which warms its own, says so in shared
+ *     memory and waits on a pipe (read): main waits for the word, then for W
+ *     asleep (a sleep in W's warm-up is not the read);
  *  2. thread T makes thread T2 (clone: its last stop, the creation event), then
  *     spins without a call until main lets it go; main joins T2 and warms its
  *     own sites with threads (glibc's cancellable ones);
@@ -23,6 +25,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -102,14 +105,21 @@ int main(void)
 	pid_t parent = getpid(), w;
 	pthread_t t;
 	char c = 0;
+	int *w_warm;
 
 	if (tracer <= 0 || pipe(to_w) < 0 || pipe(dummy) < 0 || (self_stat = proc_stat_open(parent, 0)) < 0)
 		return 2; /* (natively: not traced, nothing to test) */
+	w_warm = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (w_warm == MAP_FAILED)
+		return 2;
 	/* 1. W, single-threaded: its sites warmed, then blocked in read until told */
 	if ((w = fork()) == 0) {
 		int main_stat = proc_stat_open(parent, 0);
 
-		if (main_stat < 0 || !warm_up(main_stat, dummy[1]) || read(to_w[0], &c, 1) != 1)
+		if (main_stat < 0 || !warm_up(main_stat, dummy[1]))
+			_exit(2);
+		__atomic_store_n(w_warm, 1, __ATOMIC_SEQ_CST);
+		if (read(to_w[0], &c, 1) != 1)
 			_exit(2);
 		wait_state(main_stat, "t"); /* main in its exit stop: T killed before it */
 		kill(tracer, SIGCONT);
@@ -130,6 +140,8 @@ int main(void)
 	tracer_stat = proc_stat_open(tracer, 0);
 	if (t_stat < 0 || tracer_stat < 0)
 		return 2;
+	while (!__atomic_load_n(w_warm, __ATOMIC_SEQ_CST))
+		;
 	wait_state(w_stat, "S");
 	/* 3. T running (not held in a stop of the tracer's making: a patch's interrupt
 	 * of it for main's warm-up, say), and no call of anyone's stops from here */

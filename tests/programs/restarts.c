@@ -62,6 +62,22 @@ static void until_taken_and_blocked(int stat, int sig, int sig2)
 	close(status);
 }
 
+/* polls until pid is no tracee: natively at once; under a tracer, once the tracer
+ * has reaped its zombie, which is when the kernel sends the parent its SIGCHLD
+ * (wait_task_zombie: ptrace_unlink, then do_notify_parent), not at the exit */
+static void until_untraced(int status)
+{
+	char buf[4096], *p;
+	ssize_t n;
+
+	while ((n = pread(status, buf, sizeof(buf) - 1, 0)) > 0) {
+		buf[n] = 0;
+		if ((p = strstr(buf, "TracerPid:")) && atoi(p + 10) == 0)
+			return;
+		pause_ms(1);
+	}
+}
+
 /* A child that waits until the parent is blocked in its call, sends sig (and sig2)
  * to it (0: none), then, if asked to write a byte into the pipe, waits until the
  * parent took them and is blocked again before it writes; then exits. */
@@ -130,11 +146,13 @@ int main(void)
 	a = child(0, 0);
 	b = fork();
 	if (b == 0) {
-		int stat_a = proc_stat_open(a, 0), stat = proc_stat_open(parent, 0);
+		int stat_a = proc_stat_open(a, 0), status_a = proc_file_open(a, 0, "status");
+		int stat = proc_stat_open(parent, 0);
 
-		if (stat_a < 0 || stat < 0)
+		if (stat_a < 0 || status_a < 0 || stat < 0)
 			_exit(1);
-		wait_state(stat_a, "Z"); /* its SIGCHLD sent */
+		wait_state(stat_a, "Z");
+		until_untraced(status_a); /* its SIGCHLD sent */
 		until_taken_and_blocked(stat, SIGCHLD, 0);
 		_exit(write(pipe_fds[1], "x", 1) == 1 ? 0 : 1);
 	}
