@@ -8,7 +8,12 @@ the tests of job control and signals (tests/e2e, tests/real).
     sh.close()                      # kills whatever is left of the session
 
 Every wait is bounded; sh.transcript holds all the terminal printed, for failure
-messages (sh.text() with the carriage returns dropped)."""
+messages (sh.text() with the carriage returns dropped).
+
+A key typed too early acts on another state than the one meant (Ctrl-C before the
+command runs, a line before the program reads): wait for the state itself, e.g.
+
+    sh.wait_for(lambda: sh.asleep_in_foreground("sleep"), 30)   # then sh.send("\\x03")"""
 import fcntl
 import os
 import pty
@@ -25,6 +30,17 @@ def shell_command():
     """bash in interactive mode without rc files, else sh -i."""
     bash = shutil.which("bash")
     return [bash, "--norc", "--noprofile", "-i"] if bash else ["/bin/sh", "-i"]
+
+
+def proc_stat(pid):
+    """(comm, the fields of /proc/PID/stat after the command name: state, ppid, pgrp,
+    session, tty_nr, tpgid, ...), or None when the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+        return stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:].split()
+    except (OSError, ValueError):
+        return None
 
 
 class PtyShell:
@@ -105,19 +121,45 @@ class PtyShell:
 
     def session_pids(self):
         """Processes of the pty's session (the shell is its leader)."""
-        pids = []
+        return list(self.session_procs())
+
+    def session_procs(self):
+        """{pid: (comm, stat fields)} of the session's processes (see proc_stat)."""
+        procs = {}
         for p in os.listdir("/proc"):
             if not p.isdigit():
                 continue
+            st = proc_stat(p)
             try:
-                with open(f"/proc/{p}/stat") as f:
-                    stat = f.read()
-                fields = stat[stat.rindex(")") + 2:].split()
-                if int(fields[3]) == self.pid:
-                    pids.append(int(p))
-            except (OSError, ValueError, IndexError):
+                if st and int(st[1][3]) == self.pid:
+                    procs[int(p)] = st
+            except (ValueError, IndexError):
                 pass
-        return pids
+        return procs
+
+    def asleep_in_foreground(self, comm):
+        """The session's processes named comm that sleep (state S: in a read, a
+        nanosleep) in the terminal's foreground process group, the one its keys
+        signal and its input goes to: a program ready for a key."""
+        return [pid for pid, (c, f) in self.session_procs().items()
+                if c == comm and len(f) > 5 and f[0] == "S" and f[2] == f[5]]
+
+    def wait_for(self, cond, timeout, step=0.05):
+        """Polls cond() until it returns something true, reading the terminal
+        meanwhile (step seconds between tries): its value, or None after timeout."""
+        end = time.monotonic() + timeout
+        while True:
+            value = cond()
+            if value:
+                return value
+            left = end - time.monotonic()
+            if left <= 0:
+                return None
+            started = time.monotonic()
+            self.drain(min(step, left))
+            rest = min(step, left) - (time.monotonic() - started)
+            if rest > 0:  # the terminal closed: drain returned at once
+                time.sleep(rest)
 
     def close(self):
         for p in self.session_pids():

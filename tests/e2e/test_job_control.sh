@@ -196,6 +196,20 @@ try:
         if not expect(r"^tick 5\r?$", 60, mark):
             problems.append(f"left behind, {how}: no 'tick 5' within 60 s of starting systrace")
             done(False)
+        # only once systrace has reaped the command (sh) are the ticks left behind;
+        # before, the stop is the command's and applies (as natively)
+        def left_behind():
+            pids = sh.session_pids()
+            tracers = {p for p in pids if comm(p) == "systrace"}
+            shells = [p for p in pids if comm(p) in ("sh", "dash") and ppid(p) in tracers]
+            ticks = [p for p in pids if comm(p) == "ticks"]
+            return bool(tracers) and bool(ticks) and not shells
+        if not sh.wait_for(left_behind, 30):
+            pids = sh.session_pids()
+            problems.append(f"left behind, {how}: within 30 s of 'tick 5', never systrace's command (sh) reaped "
+                            f"with its ticks still running; the session (pid, comm, ppid): "
+                            f"{[(p, comm(p), ppid(p)) for p in pids]}")
+            done(False)
         if how == "Ctrl-Z":
             send("\x1a")
         else:
@@ -308,7 +322,16 @@ try:
         done(False)
     mark = sh.mark()
     send("fg\n")
-    sh.drain(0.5)
+    # bash prints the job's command line as it takes it to the foreground, then
+    # continues it: the line is typed once cat waits in its read, in the terminal's
+    # foreground group (typed before bash read `fg`, it would not be echoed)
+    if not expect(r"-- cat\r?$", 20, mark):
+        problems.append("SIGTTIN: bash did not print the job's command line within 20 s of `fg`")
+        done(False)
+    if not sh.wait_for(lambda: sh.asleep_in_foreground("cat"), 30):
+        problems.append("SIGTTIN: after fg, cat was not seen waiting in its read (state S, in the "
+                        "terminal's foreground group) within 30 s")
+        done(False)
     send("typed to cat\n")
     # the terminal's echo of the line, then cat's copy of it
     if not expect(r"^typed to cat\r?\n(?:[^\n]*\n)*?typed to cat\r?$", 20, mark):

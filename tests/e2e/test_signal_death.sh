@@ -112,14 +112,25 @@ else:
 # an interactive shell: each line natively, then under systrace; the same transcript
 sh = PtyShell()
 def session(line, keys, wait_for, what):
-    """The terminal's text for line (keys typed after 1 s), up to the next prompt."""
+    """The terminal's text for line (keys typed once its sleep runs), up to the next
+    prompt."""
     mark = sh.mark()
     sh.send(line + "\n")
+    ready = True
     if keys:
-        sh.drain(1.0)
+        # the key is for the command: typed once sleep waits in its nanosleep in the
+        # terminal's foreground group (natively as under systrace, which set up its
+        # signal handlers before starting it), not to bash reading the line nor to
+        # systrace starting up
+        ready = sh.wait_for(lambda: sh.asleep_in_foreground("sleep"), 30)
+        if not ready:
+            problems.append(f"{what}: no `sleep` asleep in the terminal's foreground group "
+                            f"within 30 s of typing `{line}`")
         sh.send(keys)
     if not sh.expect(r"PROMPT> ", wait_for, mark + 1):
         problems.append(f"{what}: no prompt within {wait_for} s after `{line}`")
+        return None
+    if not ready:
         return None
     # the text after the echoed line, systrace's path taken out
     return sh.text(mark).split("\n", 1)[-1]

@@ -454,15 +454,19 @@ def case_pty(c):
     back, Ctrl-D ends it, `exit 3` ends the shell; the transcript is the same as with
     the same bash run natively, and systrace's status is the shell's."""
     from ptyshell import PtyShell
-    steps = [("sleep 30; echo next", "\x03", r"PROMPT> "),
-             ("cat", None, None),
-             ("", "\x1a", r"Stopped"),
-             ("jobs", None, r"PROMPT> "),
-             ("fg", None, None),
-             ("", "typed after fg\n", r"^typed after fg\r?\n(?:.*\n)?typed after fg"),
-             ("", "\x04", r"PROMPT> "),
-             ("sh -c 'kill -INT $$'; echo next", None, r"PROMPT> "),
-             ("echo done", None, r"PROMPT> ")]
+    # (a line typed, keys typed after it, the program they are for, what to wait for
+    # then): the keys go once that program waits (asleep: its nanosleep, its read)
+    # in the terminal's foreground group, not to bash reading the line or to a job
+    # still stopped
+    steps = [("sleep 30; echo next", "\x03", "sleep", r"PROMPT> "),
+             ("cat", None, None, None),
+             ("", "\x1a", "cat", r"Stopped"),
+             ("jobs", None, None, r"PROMPT> "),
+             ("fg", None, None, None),
+             ("", "typed after fg\n", "cat", r"^typed after fg\r?\n(?:.*\n)?typed after fg"),
+             ("", "\x04", "cat", r"PROMPT> "),
+             ("sh -c 'kill -INT $$'; echo next", None, None, r"PROMPT> "),
+             ("echo done", None, None, r"PROMPT> ")]
     transcripts = {}
     for mode in ("native", "systrace"):
         sh = PtyShell()
@@ -474,19 +478,27 @@ def case_pty(c):
             outdir = c.path("pty.st")
             shutil.rmtree(outdir, ignore_errors=True)
             line = inner if mode == "native" else f"{c.systrace} -o {outdir} -- {inner}"
+            mark = sh.mark()
             sh.send(line + "\n")
-            sh.drain(0.5)
+            # its first prompt (past the echo of the line): the inner shell reads the
+            # terminal, set up for its line editor
+            if not sh.expect(r"PROMPT> ", 30, mark + 1):
+                c.problem(f"{mode}: the inner shell printed no prompt")
+                return
             start = sh.mark()
             sh.send("\n")
             if not sh.expect(r"PROMPT> ", 30, start):
                 c.problem(f"{mode}: the inner shell printed no prompt")
                 return
             start = sh.mark()
-            for text, keys, wait in steps:
+            for text, keys, ready, wait in steps:
                 mark = sh.mark()
                 if text:
                     sh.send(text + "\n")
-                sh.drain(1.0)
+                if ready and not sh.wait_for(lambda: sh.asleep_in_foreground(ready), 30):
+                    c.problem(f"{mode}: after {text!r}: no {ready} asleep in the terminal's foreground "
+                              f"group within 30 s, for {keys!r}")
+                    break
                 if keys:
                     sh.send(keys)
                 # past the echo of a typed line (a prompt may end it)
