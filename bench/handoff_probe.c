@@ -25,14 +25,29 @@
  *                                          SETSIGMASK: the saved mask
  *                                          CONT
  *
+ * `handoff_probe exec [IMAGES] [EVERY]` hands the probe over at its exec events
+ * instead, as systrace would (docs/scaling.md, "The hand-off point"): the probe
+ * execs itself IMAGES times in a chain, each image making 10 getppid calls, and at
+ * every EVERY-th exec event, before the new image's first instruction, when it has
+ * no gate yet, the owner parks it at a `syscall` of its vDSO (found once in this
+ * process's own vDSO: the same kernel maps the same image) making
+ * ppoll(PARK_FDS, 0, NULL, NULL, PARK_SIGSETSIZE), a call the filter lets through
+ * from anywhere by those two arguments and that waits until the INTERRUPT
+ * (park_at_exec: it takes one more stop); the vDSO's address is in the new image's
+ * auxiliary vector, read from its stack. The receiver puts back the registers of
+ * the exec event (the loader's entry) as they were, and every call of the new
+ * image, the loader's included, stops in it.
+ *
  * Prints the hand-offs' wall time (sender's first request to receiver's resume) and
  * each side's CPU (CLOCK_THREAD_CPUTIME_ID), medians and means; exits 1 if any
  * getppid returned anything but the probe's parent or a stop went missing (a call
  * between the detach and the seize would have failed with ENOSYS).
  *
  * Build and run: cc -O2 -pthread -o /tmp/handoff_probe bench/handoff_probe.c &&
- * /tmp/handoff_probe 20000 4 (x86-64; root, or ptrace allowed on descendants). */
+ * /tmp/handoff_probe 20000 4, /tmp/handoff_probe exec 2000 1 (x86-64; root, or
+ * ptrace allowed on descendants). */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
@@ -45,9 +60,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -59,11 +76,19 @@ extern const char pause_site[], pause_after[];
 __asm__(".text\n.globl pause_site\npause_site: syscall\n.globl pause_after\npause_after: ud2\n");
 
 #define MAX_HANDOFFS 100000
+/* the parking call's two arguments that no program passes (ppoll ignores both
+ * when it is given no descriptors and no mask; but the descriptors' address must
+ * be a user address, or the call ends in EFAULT at its first wake-up instead of
+ * being made again) */
+#define PARK_FDS 0x5ee7c0ffee00ULL
+#define PARK_SIGSETSIZE 0x6f5ee7d00dULL
+#define CALLS_PER_IMAGE 10
 
 struct message {
 	struct user_regs_struct regs;
 	uint64_t mask;
 	uint64_t sent_ns, sender_cpu_ns;
+	bool at_exec;
 };
 
 struct tracer {
@@ -76,6 +101,9 @@ struct tracer {
 
 static pid_t probe;
 static long calls, every;
+static bool exec_mode;
+static uint64_t vdso_syscall_offset;
+static long exec_events;
 static volatile int done;
 static long getppid_stops, handoffs, sent, exit_status = -1;
 static double wall_us[MAX_HANDOFFS], sender_us[MAX_HANDOFFS], receiver_us[MAX_HANDOFFS];
@@ -137,10 +165,48 @@ static void sleeper_body(int unused)
 		pause();
 }
 
+/* The exec chain's next image, which has `left` images to run (the filter stays
+ * across the exec); returns only if the exec failed. */
+static int exec_image(long left, pid_t parent)
+{
+	char images[32], expected[32];
+
+	snprintf(images, sizeof(images), "%ld", left);
+	snprintf(expected, sizeof(expected), "%d", (int)parent);
+	execl("/proc/self/exe", "handoff_probe", "image", images, expected, (char *)NULL);
+	return 4;
+}
+
+/* One image of the chain: CALLS_PER_IMAGE getppid calls, then the next image. */
+static int image_main(long left, pid_t parent)
+{
+	long wrong = 0;
+
+	for (int i = 0; i < CALLS_PER_IMAGE; i++)
+		if (syscall(SYS_getppid) != parent)
+			wrong++;
+	if (wrong || left <= 1)
+		return wrong ? 1 : 0;
+	return exec_image(left - 1, parent);
+}
+
 static void probe_body(int ready_fd)
 {
 	uint64_t ip = (uint64_t)pause_after;
 	struct sock_filter f[] = {
+		/* the parking call, from anywhere */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ppoll, 0, 9),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)PARK_FDS, 0, 7),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]) + 4),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(PARK_FDS >> 32), 0, 5),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[4])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)PARK_SIGSETSIZE, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[4]) + 4),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(PARK_SIGSETSIZE >> 32), 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		/* the pause site */
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, instruction_pointer)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)ip, 0, 3),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, instruction_pointer) + 4),
@@ -156,16 +222,96 @@ static void probe_body(int ready_fd)
 	if (read(ready_fd, &c, 1) != 1 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0
 	    || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
 		_exit(3);
+	if (exec_mode)
+		_exit(exec_image(calls, parent));
 	for (long i = 0; i < calls; i++)
 		if (syscall(SYS_getppid) != parent)
 			wrong++;
 	_exit(wrong ? 1 : 0);
 }
 
+
+/* Where a `syscall` (0f 05) lies in this process's vDSO, from its start: any two
+ * such bytes in its executable segment will do, as the parked image never runs on
+ * past them. */
+static uint64_t find_vdso_syscall(void)
+{
+	const uint8_t *base = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
+
+	for (int i = 0; base && i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)(base + eh->e_phoff) + i;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		for (uint64_t at = ph->p_offset; at + 1 < ph->p_offset + ph->p_filesz; at++)
+			if (base[at] == 0x0f && base[at + 1] == 0x05)
+				return at;
+	}
+	fprintf(stderr, "handoff_probe: no syscall instruction in the vDSO\n");
+	exit(2);
+}
+
+/* The new image's vDSO, from the auxiliary vector above its stack pointer at the
+ * exec event (argc, argv, NULL, envp, NULL, then the pairs): read a page at a
+ * time, as the stack may end within the first. */
+static uint64_t vdso_of(pid_t pid, uint64_t sp)
+{
+	static uint64_t words[4 * 4096 / 8];
+	struct iovec local = { words, sizeof(words) }, remote[4];
+	ssize_t n;
+	size_t i = 1, nwords;
+
+	for (int k = 0; k < 4; k++)
+		remote[k] = (struct iovec){ (void *)(sp + (uint64_t)k * 4096), 4096 };
+	if ((n = process_vm_readv(pid, &local, 1, remote, 4, 0)) < 8)
+		die("hand-off: the stack");
+	nwords = (size_t)n / 8;
+	i += words[0] + 1; /* argv and its NULL */
+	while (i < nwords && words[i])
+		i++;
+	for (i++; i + 1 < nwords && words[i] != AT_NULL; i += 2)
+		if (words[i] == AT_SYSINFO_EHDR)
+			return words[i + 1];
+	fprintf(stderr, "handoff_probe: no vDSO in the new image's auxiliary vector\n");
+	exit(2);
+}
+
 static void seize(pid_t pid)
 {
-	if (ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL) < 0)
+	if (ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL | PTRACE_O_TRACEEXEC) < 0)
 		die("PTRACE_SEIZE");
+}
+
+/* At the exec event the new image has no instruction the filter lets through, and
+ * the number of the call it would make there cannot be set: the execve's return
+ * (0, read's number) replaces rax after the stop. So it goes, with the parking
+ * call's arguments, to a `syscall` of its vDSO, where read stops (the filter sends
+ * it here), and at that stop its number is changed to ppoll, which the filter,
+ * run again on the changed call, lets through: the detached image waits there. */
+static void park_at_exec(struct message *m, struct user_regs_struct *regs)
+{
+	int status;
+
+	m->at_exec = true;
+	m->regs.rax = 0; /* what the execve returns */
+	regs->rip = vdso_of(probe, regs->rsp) + vdso_syscall_offset;
+	regs->rdi = PARK_FDS;
+	regs->rsi = regs->rdx = regs->r10 = 0;
+	regs->r8 = PARK_SIGSETSIZE;
+	if (ptrace(PTRACE_SETREGS, probe, 0, regs) < 0 || ptrace(PTRACE_CONT, probe, 0, 0) < 0)
+		die("hand-off: to the vDSO");
+	while (waitpid(probe, &status, __WALL | __WNOTHREAD) < 0)
+		if (errno != EINTR)
+			die("hand-off: waitpid");
+	if (!WIFSTOPPED(status) || (unsigned)status >> 16 != PTRACE_EVENT_SECCOMP
+	    || ptrace(PTRACE_GETREGS, probe, 0, regs) < 0 || regs->orig_rax != SYS_read) {
+		fprintf(stderr, "handoff_probe: parking, status %#x\n", status);
+		exit(2);
+	}
+	regs->orig_rax = SYS_ppoll;
+	if (ptrace(PTRACE_SETREGS, probe, 0, regs) < 0)
+		die("hand-off: the parking call");
 }
 
 static void hand_off(struct tracer *me)
@@ -180,9 +326,13 @@ static void hand_off(struct tracer *me)
 		die("hand-off: the probe's state");
 	regs = m.regs;
 	regs.orig_rax = (uint64_t)-1;
-	regs.rax = SYS_pause;
-	regs.rip = (uint64_t)pause_site;
-	if (ptrace(PTRACE_SETREGS, probe, 0, &regs) < 0 || ptrace(PTRACE_DETACH, probe, 0, 0) < 0)
+	if (exec_mode) {
+		park_at_exec(&m, &regs);
+	} else {
+		regs.rax = SYS_pause;
+		regs.rip = (uint64_t)pause_site;
+	}
+	if ((!exec_mode && ptrace(PTRACE_SETREGS, probe, 0, &regs) < 0) || ptrace(PTRACE_DETACH, probe, 0, 0) < 0)
 		die("hand-off: detach");
 	me->owns = false;
 	if (write(me->other->inbox[1], &m, sizeof(m)) != sizeof(m))
@@ -210,9 +360,12 @@ static void take_over(struct tracer *me, struct message *m)
 		fprintf(stderr, "handoff_probe: at the take-over, status %#x\n", status);
 		exit(2);
 	}
-	/* back on the call, made again in this thread's stop */
-	m->regs.rip -= 2;
-	m->regs.rax = m->regs.orig_rax;
+	/* back on the call, made again in this thread's stop; or at the loader's entry
+	 * as at the exec event (the execve not to be restarted either way) */
+	if (!m->at_exec) {
+		m->regs.rip -= 2;
+		m->regs.rax = m->regs.orig_rax;
+	}
 	m->regs.orig_rax = (uint64_t)-1;
 	if (ptrace(PTRACE_SETREGS, probe, 0, &m->regs) < 0 || ptrace(PTRACE_SETSIGMASK, probe, 8, &m->mask) < 0
 	    || ptrace(PTRACE_CONT, probe, 0, 0) < 0)
@@ -237,10 +390,17 @@ static void serve_probe(struct tracer *me, int status, long *since)
 		syscall(SYS_tgkill, getpid(), me->other->tid, SIGUSR1);
 		return;
 	}
-	if ((unsigned)status >> 16 == PTRACE_EVENT_SECCOMP && ptrace(PTRACE_GETREGS, probe, 0, &regs) == 0
-	    && regs.orig_rax == SYS_getppid) {
+	if ((unsigned)status >> 16 == PTRACE_EVENT_EXEC) {
+		__atomic_add_fetch(&exec_events, 1, __ATOMIC_RELAXED);
+		if (exec_mode && ++*since >= every) {
+			*since = 0;
+			hand_off(me);
+			return;
+		}
+	} else if ((unsigned)status >> 16 == PTRACE_EVENT_SECCOMP && ptrace(PTRACE_GETREGS, probe, 0, &regs) == 0
+		   && regs.orig_rax == SYS_getppid) {
 		__atomic_add_fetch(&getppid_stops, 1, __ATOMIC_RELAXED);
-		if (++*since > every) {
+		if (!exec_mode && ++*since > every) {
 			*since = 0;
 			hand_off(me);
 			return;
@@ -315,11 +475,20 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	int ready[2];
 	uint64_t start;
+	long expected;
 
-	calls = argc > 1 ? atol(argv[1]) : 20000;
-	every = argc > 2 ? atol(argv[2]) : 4;
+	if (argc == 4 && strcmp(argv[1], "image") == 0)
+		return image_main(atol(argv[2]), (pid_t)atol(argv[3]));
+	if ((exec_mode = argc > 1 && strcmp(argv[1], "exec") == 0)) {
+		argv++;
+		argc--;
+		vdso_syscall_offset = find_vdso_syscall();
+	}
+	calls = argc > 1 ? atol(argv[1]) : exec_mode ? 2000 : 20000;
+	every = argc > 2 ? atol(argv[2]) : exec_mode ? 1 : 4;
 	if (calls < 1 || every < 1) {
-		fprintf(stderr, "usage: handoff_probe [CALLS >= 1] [EVERY >= 1]\n");
+		fprintf(stderr, "usage: handoff_probe [CALLS >= 1] [EVERY >= 1]\n"
+				"       handoff_probe exec [IMAGES >= 1] [EVERY >= 1]\n");
 		return 2;
 	}
 	memset(&sa, 0, sizeof(sa));
@@ -346,10 +515,17 @@ int main(int argc, char **argv)
 	pthread_join(t[1].thread, NULL);
 	for (int i = 0; i < 2; i++)
 		kill(t[i].sleeper, SIGKILL);
-	printf("%ld getppid calls, a hand-off after every %ld: %ld hand-offs, %ld getppid stops (%ld expected), "
-	       "%.2f s, probe exit status %ld\n",
-	       calls, every, handoffs, getppid_stops, calls + handoffs,
-	       (double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e9, exit_status);
+	expected = exec_mode ? calls * CALLS_PER_IMAGE : calls + handoffs;
+	if (exec_mode)
+		printf("%ld images, a hand-off at every %ld-th exec event: %ld hand-offs, %ld exec events, "
+		       "%ld getppid stops (%ld expected), %.2f s, probe exit status %ld\n",
+		       calls, every, handoffs, exec_events, getppid_stops, expected,
+		       (double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e9, exit_status);
+	else
+		printf("%ld getppid calls, a hand-off after every %ld: %ld hand-offs, %ld getppid stops (%ld expected), "
+		       "%.2f s, probe exit status %ld\n",
+		       calls, every, handoffs, getppid_stops, expected,
+		       (double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e9, exit_status);
 	if (handoffs) {
 		long n = handoffs < MAX_HANDOFFS ? handoffs : MAX_HANDOFFS;
 
@@ -358,5 +534,5 @@ int main(int argc, char **argv)
 		report("sender's CPU", sender_us, n);
 		report("receiver's CPU", receiver_us, n);
 	}
-	return exit_status == 0 && getppid_stops == calls + handoffs ? 0 : 1;
+	return exit_status == 0 && getppid_stops == expected && (!exec_mode || exec_events == calls) ? 0 : 1;
 }
