@@ -22,7 +22,10 @@
 #  - systrace's own summary (--show-perf-stats) at the end of a background job under
 #    tostop is shown whole, and nothing stops.
 # Every wait is bounded; on failure the terminal transcript is printed and the
-# session's processes are killed.
+# session's processes are killed. A key is typed only once the line it follows has
+# been read whole, its newline included: Ctrl-Z flushes what the terminal has not
+# yet passed on (no NOFLSH), and a newline still in flight would be lost, joining
+# the next line to that one.
 . "$(dirname "$0")/lib.sh"
 export E2E_DIR
 
@@ -77,7 +80,7 @@ try:
         done(False)
     mark = sh.mark()
     send(f"{systrace} --patch=off -o {outdir} -- {programs}/ticks 60 50\n")
-    if not expect(r"^tick 5\r?$", 60, mark):
+    if not expect(r"^tick 5\r?\n", 60, mark):
         problems.append("no 'tick 5' within 60 s of starting systrace")
         done(False)
     send("\x1a")  # Ctrl-Z
@@ -141,7 +144,7 @@ try:
     # with it; fg continues both
     mark = sh.mark()
     send(f"{systrace} --patch=off -o {outdir}-pgrp -- {programs}/ticks 40 50\n")
-    if not expect(r"^tick 5\r?$", 60, mark):
+    if not expect(r"^tick 5\r?\n", 60, mark):
         problems.append("group SIGTSTP: no 'tick 5' within 60 s of starting systrace")
         done(False)
     tracers = [p for p in sh.session_pids() if comm(p) == "systrace"]
@@ -170,7 +173,7 @@ try:
     for how, mode in (("ignore", "--patch=off"), ("handle", "")):
         mark = sh.mark()
         send(f"{systrace} {mode} -o {outdir}-{how} -- {programs}/ticks 30 50 {how}\n")
-        if not expect(r"^tick 5\r?$", 60, mark):
+        if not expect(r"^tick 5\r?\n", 60, mark):
             problems.append(f"{how}: no 'tick 5' within 60 s of starting systrace")
             done(False)
         send("\x1a")
@@ -193,7 +196,7 @@ try:
     for how in ("Ctrl-Z", "kill -TSTP systrace"):
         mark = sh.mark()
         send(f"{systrace} -o {outdir}-left -- sh -c '{programs}/ticks 40 50 & exit 0'\n")
-        if not expect(r"^tick 5\r?$", 60, mark):
+        if not expect(r"^tick 5\r?\n", 60, mark):
             problems.append(f"left behind, {how}: no 'tick 5' within 60 s of starting systrace")
             done(False)
         # only once systrace has reaped the command (sh) are the ticks left behind;
@@ -242,7 +245,7 @@ try:
     marker = os.path.join(tmp, "busy-marker")
     mark = sh.mark()
     send(f"{systrace} --patch=off -o {outdir}-cont -- {programs}/busy_child {marker}\n")
-    if not expect(r"^child started\r?$", 60, mark):
+    if not expect(r"^child started\r?\n", 60, mark):
         problems.append("SIGCONT: no 'child started' within 60 s of starting systrace")
         done(False)
     send("\x1a")
