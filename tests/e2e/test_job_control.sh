@@ -33,7 +33,7 @@ python3 - "$SYSTRACE" "$PROGRAMS" "$TMPDIR" <<'PY' || check_problem "job control
 import os, re, signal, sys, time
 sys.path.insert(0, os.environ["E2E_DIR"])
 import csvtool
-from ptyshell import PtyShell
+from ptyshell import PtyShell, proc_stat
 
 systrace, programs, tmp = sys.argv[1:4]
 outdir = os.path.join(tmp, "jobctl")
@@ -45,20 +45,13 @@ def ticks_after(offset):
     return [int(x) for x in re.findall(rb"^tick (\d+)\r?$", sh.transcript[offset:], re.M)]
 
 def comm(pid):
-    try:
-        with open(f"/proc/{pid}/comm") as f:
-            return f.read().strip()
-    except OSError:
-        return ""
+    st = proc_stat(pid)
+    return st[0] if st else ""
 
 def stat_of(pid):
     """The fields of /proc/PID/stat after the command name (state first), or []."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            stat = f.read()
-        return stat[stat.rindex(")") + 2:].split()
-    except (OSError, ValueError):
-        return []
+    st = proc_stat(pid)
+    return st[1] if st else []
 
 def ppid(pid):
     fields = stat_of(pid)

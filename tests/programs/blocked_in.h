@@ -65,6 +65,20 @@ static inline unsigned long long pending_signals(int fd)
 	return mask;
 }
 
+/* the TracerPid in a /proc status file opened as fd (0: not traced), -1 if it
+ * cannot be read (the line comes before Groups:, within the first 4 KiB) */
+static inline int tracer_pid(int fd)
+{
+	char buf[4096], *p;
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strstr(buf, "TracerPid:");
+	return p ? atoi(p + 10) : -1;
+}
+
 /* the bit of sig in those masks (0 for no signal) */
 static inline unsigned long long signal_bit(int sig)
 {

@@ -74,16 +74,11 @@ static void *entering(void *arg)
 
 static int tracer_of_self(void)
 {
-	int fd = proc_file_open(0, 0, "status");
-	char buf[4096], *p;
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	int fd = proc_file_open(0, 0, "status"), tracer = fd >= 0 ? tracer_pid(fd) : -1;
 
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	close(fd);
-	p = strstr(buf, "TracerPid:");
-	return p ? atoi(p + 10) : 0;
+	if (fd >= 0)
+		close(fd);
+	return tracer;
 }
 
 /* Calls each of the sites that wait_state, kill and write reach once, so that the

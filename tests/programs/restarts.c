@@ -67,15 +67,8 @@ static void until_taken_and_blocked(int stat, int sig, int sig2)
  * (wait_task_zombie: ptrace_unlink, then do_notify_parent), not at the exit */
 static void until_untraced(int status)
 {
-	char buf[4096], *p;
-	ssize_t n;
-
-	while ((n = pread(status, buf, sizeof(buf) - 1, 0)) > 0) {
-		buf[n] = 0;
-		if ((p = strstr(buf, "TracerPid:")) && atoi(p + 10) == 0)
-			return;
+	while (tracer_pid(status) > 0)
 		pause_ms(1);
-	}
 }
 
 /* A child that waits until the parent is blocked in its call, sends sig (and sig2)
