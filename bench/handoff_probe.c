@@ -331,8 +331,10 @@ static void hand_off(struct tracer *me)
 	} else {
 		regs.rax = SYS_pause;
 		regs.rip = (uint64_t)pause_site;
+		if (ptrace(PTRACE_SETREGS, probe, 0, &regs) < 0)
+			die("hand-off: to the pause site");
 	}
-	if ((!exec_mode && ptrace(PTRACE_SETREGS, probe, 0, &regs) < 0) || ptrace(PTRACE_DETACH, probe, 0, 0) < 0)
+	if (ptrace(PTRACE_DETACH, probe, 0, 0) < 0)
 		die("hand-off: detach");
 	me->owns = false;
 	if (write(me->other->inbox[1], &m, sizeof(m)) != sizeof(m))
@@ -517,15 +519,11 @@ int main(int argc, char **argv)
 		kill(t[i].sleeper, SIGKILL);
 	expected = exec_mode ? calls * CALLS_PER_IMAGE : calls + handoffs;
 	if (exec_mode)
-		printf("%ld images, a hand-off at every %ld-th exec event: %ld hand-offs, %ld exec events, "
-		       "%ld getppid stops (%ld expected), %.2f s, probe exit status %ld\n",
-		       calls, every, handoffs, exec_events, getppid_stops, expected,
-		       (double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e9, exit_status);
+		printf("%ld images, %ld exec events, a hand-off at every %ld-th: ", calls, exec_events, every);
 	else
-		printf("%ld getppid calls, a hand-off after every %ld: %ld hand-offs, %ld getppid stops (%ld expected), "
-		       "%.2f s, probe exit status %ld\n",
-		       calls, every, handoffs, getppid_stops, expected,
-		       (double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e9, exit_status);
+		printf("%ld getppid calls, a hand-off after every %ld: ", calls, every);
+	printf("%ld hand-offs, %ld getppid stops (%ld expected), %.2f s, probe exit status %ld\n", handoffs,
+	       getppid_stops, expected, (double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e9, exit_status);
 	if (handoffs) {
 		long n = handoffs < MAX_HANDOFFS ? handoffs : MAX_HANDOFFS;
 

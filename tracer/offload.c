@@ -12,7 +12,7 @@
  * image it would cost the serving thread most of what it hands over), and the
  * serving thread waits for room past the most that may wait: two batches, so that
  * it waits only for a writer a batch behind. An image is 13 KB (--patch=off) to
- * some 80 KB: the memory that follows the live images stays within 0.5-2.5 MB
+ * some 80 KB: the memory that follows the live images stays within 0.4-2.5 MB
  * (with 128, a writer starved of CPU let it reach 1.7 MB in a run of 4,000
  * --patch=off images and not in one of 400: peak RSS grew with the run's length,
  * test_memory_bounded). */
