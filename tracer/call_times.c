@@ -24,8 +24,6 @@ struct image_times {
 void call_times_setup(bool enable)
 {
 	on = enable;
-	if (on)
-		tsc_clock_init();
 }
 
 bool call_times_on(void)

@@ -988,12 +988,17 @@ static void serve_waited(pid_t tid, int status, uint64_t arrived)
 		serve(tid, status, arrived);
 }
 
+void events_setup(void)
+{
+	learn_numbers();
+	stops_setup();
+	nested_setup(resume);
+}
+
 void events_run(pid_t root, struct run_result *res)
 {
 	struct image *launcher;
 
-	learn_numbers();
-	nested_setup(resume);
 	root_pid = root;
 	result = res;
 	launcher = image_new(root, 0, getpid(), NULL);

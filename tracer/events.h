@@ -13,6 +13,8 @@ struct run_result {
 	bool root_status_known;
 };
 
+/* At start-up: the numbers of the calls the loop treats specially. */
+void events_setup(void);
 /* Traces root (seized, about to execve the command) and all it starts. */
 void events_run(pid_t root, struct run_result *result);
 

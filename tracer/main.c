@@ -25,6 +25,7 @@
 #include "output_dir.h"
 #include "patching.h"
 #include "placement.h"
+#include "proc_maps.h"
 #include "procfs.h"
 #include "serve_times.h"
 #include "serving_load.h"
@@ -33,6 +34,7 @@
 #include "site_history.h"
 #include "syscall_log.h"
 #include "tasks.h"
+#include "tsc_clock.h"
 
 enum { EXIT_SYSTRACE_FAILED = 125, EXIT_CANNOT_EXECUTE = 126, EXIT_NOT_FOUND = 127 };
 
@@ -176,6 +178,13 @@ int main(int argc, char **argv)
 		return status;
 	}
 	fd_limit_raise(); /* before the first descriptor that lasts */
+	/* what every serve reads and none changes, set before the first */
+	tsc_clock_init();
+	events_setup();
+	objects_setup();
+	proc_maps_setup();
+	procfs_setup();
+	serve_times_setup();
 	if (output_dir_open(&out, opt.output_dir, err, sizeof(err)) < 0) {
 		fprintf(stderr, "systrace: %s\n", err);
 		free(path);

@@ -1,6 +1,7 @@
 #include "objects.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,7 +162,6 @@ static void pin(struct object *o, const char *path)
 
 	if (o->pin_fd >= 0 || ++o->lookups < 2 || npinned >= max_pinned)
 		return;
-	fd_limit_on_short(give_up_pins);
 	/* (no descriptor is given back for a pin: it only saves a stat) */
 	if ((o->pin_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return;
@@ -266,18 +266,23 @@ void objects_name_site(pid_t tid, struct site_record *s)
 }
 
 /* Sweeps of objects with a build-id are kept between runs (patcher/scan_cache.h). */
-static char *cache_dir;
-static bool cache_dir_known;
+static char cache_dir[PATH_MAX]; /* empty: none */
+
+void objects_setup(void)
+{
+	char *dir = scan_cache_dir();
+
+	if (dir && strlen(dir) < sizeof(cache_dir))
+		strcpy(cache_dir, dir);
+	free(dir);
+	fd_limit_on_short(give_up_pins);
+}
 
 static const struct code_scan *scan_of(pid_t tid, const struct map_entry *e, struct object *o)
 {
 	const char *id = o->elf.build_id;
 
-	if (!cache_dir_known) {
-		cache_dir = scan_cache_dir();
-		cache_dir_known = true;
-	}
-	if (o->scanned == SCAN_NOT_YET && *id && cache_dir && scan_cache_load(cache_dir, id, &o->scan))
+	if (o->scanned == SCAN_NOT_YET && *id && *cache_dir && scan_cache_load(cache_dir, id, &o->scan))
 		o->scanned = SCAN_DONE;
 	if (o->scanned == SCAN_NOT_YET) {
 		char via[96];
@@ -288,7 +293,7 @@ static const struct code_scan *scan_of(pid_t tid, const struct map_entry *e, str
 		o->scanned = fd >= 0 && code_scan_object(&o->scan, fd, &o->elf) ? SCAN_DONE : SCAN_FAILED;
 		if (fd >= 0)
 			close(fd);
-		if (o->scanned == SCAN_DONE && *id && cache_dir)
+		if (o->scanned == SCAN_DONE && *id && *cache_dir)
 			scan_cache_store(cache_dir, id, &o->scan);
 	}
 	return o->scanned == SCAN_DONE ? &o->scan : NULL;
@@ -738,9 +743,6 @@ void objects_end(void)
 
 void objects_free_all(void)
 {
-	free(cache_dir);
-	cache_dir = NULL;
-	cache_dir_known = false;
 	for (size_t b = 0; b < OBJECT_BUCKETS; b++) {
 		while (buckets[b]) {
 			struct object *o = buckets[b];

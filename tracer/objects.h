@@ -138,6 +138,9 @@ bool objects_loader_hook(struct object *loader, uint64_t *vaddr);
 bool objects_build_id(const struct object *o, uint64_t *vaddr, const uint8_t **bytes, size_t *len);
 /* The ELF address mapped at file offset 0 (the bias is where that lies minus it). */
 bool objects_vaddr_of_offset(const struct object *o, uint64_t file_offset, uint64_t *vaddr);
+/* At start-up: where the sweeps are kept between runs (patcher/scan_cache.h), and
+ * the pins' release when descriptors run short (fd_limit.h). */
+void objects_setup(void);
 /* Frees every object read so far (at the end of the run). */
 void objects_free_all(void);
 

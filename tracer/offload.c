@@ -74,6 +74,21 @@ static void *writer_main(void *unused)
 	return NULL;
 }
 
+/* fd_limit.h's releaser: the closes handed over, made now. */
+static bool offload_drain(void)
+{
+	bool any;
+
+	pthread_mutex_lock(&lock);
+	any = closes_waiting > 0;
+	if (waiting)
+		pthread_cond_signal(&work);
+	while (waiting)
+		pthread_cond_wait(&room, &lock);
+	pthread_mutex_unlock(&lock);
+	return any;
+}
+
 void offload_start(struct output_dir *d)
 {
 	sigset_t all, before;
@@ -85,6 +100,8 @@ void offload_start(struct output_dir *d)
 	pthread_sigmask(SIG_BLOCK, &all, &before);
 	running = pthread_create(&writer, NULL, writer_main, NULL) == 0;
 	pthread_sigmask(SIG_SETMASK, &before, NULL);
+	if (running)
+		fd_limit_on_short(offload_drain);
 }
 
 static void put(struct job j)
@@ -118,27 +135,10 @@ void offload_image(const struct image_record *rec, void (*done)(void *), void *a
 	put((struct job){ .rec = rec, .done = done, .arg = arg, .fd = -1 });
 }
 
-/* fd_limit.h's releaser: the closes handed over, made now. */
-static bool offload_drain(void)
-{
-	bool any;
-
-	pthread_mutex_lock(&lock);
-	any = closes_waiting > 0;
-	if (waiting)
-		pthread_cond_signal(&work);
-	while (waiting)
-		pthread_cond_wait(&room, &lock);
-	pthread_mutex_unlock(&lock);
-	return any;
-}
-
 void offload_close(int fd)
 {
 	if (fd < 0)
 		return;
-	if (running)
-		fd_limit_on_short(offload_drain);
 	put((struct job){ .fd = fd });
 }
 

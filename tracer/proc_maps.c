@@ -57,6 +57,11 @@ static bool give_up_kept(void)
 	return nkept < had;
 }
 
+void proc_maps_setup(void)
+{
+	fd_limit_on_short(give_up_kept);
+}
+
 bool proc_maps_open(struct proc_maps *m, pid_t tid)
 {
 	char path[64];
@@ -69,7 +74,6 @@ bool proc_maps_open(struct proc_maps *m, pid_t tid)
 		;
 	if (i == nkept) {
 		snprintf(path, sizeof(path), "/proc/%d/maps", (int)tid);
-		fd_limit_on_short(give_up_kept);
 		if ((m->fd = fd_open(path, O_RDONLY | O_CLOEXEC)) < 0)
 			return false;
 		/* (a descriptor short, give_up_kept emptied the table: i is no longer its end) */

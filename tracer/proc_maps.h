@@ -27,6 +27,9 @@ struct proc_maps {
 	bool text;                     /* the kernel has no PROCMAP_QUERY */
 };
 
+/* At start-up: the kept descriptors' release when descriptors run short
+ * (fd_limit.h). */
+void proc_maps_setup(void);
 /* Opens the mappings of tid (or takes its kept descriptor); false if the process
  * is gone. */
 bool proc_maps_open(struct proc_maps *m, pid_t tid);

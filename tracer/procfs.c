@@ -48,6 +48,11 @@ static bool give_up_kept_stat(void)
 	return any;
 }
 
+void procfs_setup(void)
+{
+	fd_limit_on_short(give_up_kept_stat);
+}
+
 static ssize_t read_stat_file(pid_t tid, char *buf, size_t size)
 {
 	struct kept_stat *k = NULL;
@@ -66,7 +71,6 @@ static ssize_t read_stat_file(pid_t tid, char *buf, size_t size)
 		offload_close(k->fd);
 	k->tid = 0;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
-	fd_limit_on_short(give_up_kept_stat);
 	if ((k->fd = fd_open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
 	k->tid = tid;

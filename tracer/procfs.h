@@ -8,6 +8,9 @@
 #include <sys/types.h>
 
 uint64_t monotonic_ns(void);
+/* At start-up: the kept stat descriptors' release when descriptors run short
+ * (fd_limit.h). */
+void procfs_setup(void);
 /* Whether a thread is on a CPU or waiting for one (not asleep in a syscall). */
 bool procfs_is_running(pid_t tid);
 /* A numeric field of /proc/<tid>/status ("Tgid" in base 10, "SigCgt" in 16, ...). */

@@ -9,7 +9,7 @@
 
 static uint64_t count[SERVE_KINDS], ticks[SERVE_KINDS], sampled[SERVE_KINDS], sampled_ns[SERVE_KINDS];
 static uint32_t countdown, rng = 0x2545f491;
-/* what a pair of clock reads adds to a sample: the least of a few pairs, once */
+/* what a pair of clock reads adds to a sample: the least of a few pairs */
 static uint64_t read_cost_ns = UINT64_MAX;
 
 enum serve_kind serve_kind_of(int status)
@@ -54,17 +54,19 @@ static void measure_read_cost(void)
 	}
 }
 
+void serve_times_setup(void)
+{
+	measure_read_cost();
+	/* the first stride drawn too: the run's first serve no likelier than any */
+	countdown = serve_sample_stride(&rng);
+}
+
 void serve_times_begin(struct serve_sample *s)
 {
-	/* (the first stride drawn too: the run's first serve no likelier than any) */
-	if (!countdown)
-		countdown = serve_sample_stride(&rng);
 	s->on = !--countdown;
 	if (!s->on)
 		return;
 	countdown = serve_sample_stride(&rng);
-	if (read_cost_ns == UINT64_MAX)
-		measure_read_cost();
 	s->cpu_ns = cpu_times_thread_ns();
 }
 
@@ -84,7 +86,6 @@ void serve_times_add(enum serve_kind kind, uint64_t tsc_ticks, const struct serv
 
 void serve_times_totals(struct totals *t)
 {
-	tsc_clock_init();
 	for (int k = 0; k < SERVE_KINDS; k++) {
 		t->serve_count[k] = count[k];
 		t->serve_ns[k] = tsc_ticks_ns(ticks[k]);

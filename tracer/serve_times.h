@@ -43,6 +43,8 @@ uint32_t serve_sample_stride(uint32_t *state);
  * 0 when none was sampled). */
 uint64_t serve_cpu_estimate(uint64_t count, uint64_t sampled, uint64_t sampled_ns);
 
+/* At start-up, before the first serve. */
+void serve_times_setup(void);
 /* Before a dispatch; then after it, its kind and the ticks since its arrival. */
 void serve_times_begin(struct serve_sample *s);
 void serve_times_add(enum serve_kind kind, uint64_t tsc_ticks, const struct serve_sample *s);

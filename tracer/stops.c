@@ -8,6 +8,7 @@
 static const char *const lifecycle_names[] = {
 	"fork", "vfork", "clone", "clone3", "execve", "execveat", "exit", "exit_group",
 };
+static bool lifecycle[SYSCALL_INDEX_COUNT]; /* by counter index, from the names */
 
 enum stop_kind stop_kind_of(int event, int sig, bool first_stop, bool in_execve)
 {
@@ -38,20 +39,19 @@ void count_stop(struct image *img, enum stop_kind kind)
 		img->rec.stops_early++;
 }
 
+void stops_setup(void)
+{
+	for (enum syscall_abi abi = 0; abi < ABI_COUNT; abi++) {
+		for (size_t i = 0; i < sizeof(lifecycle_names) / sizeof(lifecycle_names[0]); i++) {
+			int at = syscall_index_of(abi, lifecycle_names[i]);
+
+			if (at >= 0)
+				lifecycle[at] = true;
+		}
+	}
+}
+
 bool stop_call_is_lifecycle(int idx)
 {
-	static bool known, lifecycle[SYSCALL_INDEX_COUNT];
-
-	if (!known) {
-		for (enum syscall_abi abi = 0; abi < ABI_COUNT; abi++) {
-			for (size_t i = 0; i < sizeof(lifecycle_names) / sizeof(lifecycle_names[0]); i++) {
-				int at = syscall_index_of(abi, lifecycle_names[i]);
-
-				if (at >= 0)
-					lifecycle[at] = true;
-			}
-		}
-		known = true;
-	}
 	return idx >= 0 && idx < SYSCALL_INDEX_COUNT && lifecycle[idx];
 }

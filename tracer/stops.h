@@ -28,7 +28,8 @@ enum stop_kind stop_kind_of(int event, int sig, bool first_stop, bool in_execve)
 void count_stop(struct image *img, enum stop_kind kind);
 
 /* Whether a counter index (syscall_index) is fork, vfork, clone, clone3, execve,
- * execveat, exit or exit_group, in its ABI. */
+ * execveat, exit or exit_group, in its ABI; from the table stops_setup builds. */
+void stops_setup(void);
 bool stop_call_is_lifecycle(int idx);
 
 #endif

@@ -128,7 +128,6 @@ bool syscall_log_open(const char *dir, char *err, size_t errlen)
 	}
 	sites_csv = (struct csv_writer){ .file = sites_file };
 	csv_header(&sites_csv, sites_header);
-	tsc_clock_init();
 	h.start_ns = tsc_clock_ns(tsc_now());
 	if (write(fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
 		snprintf(err, errlen, "cannot write the log %s/%s: %s", dir, LOG_FILE_NAME, strerror(errno));

@@ -14,7 +14,6 @@ static uint64_t tsc0, ns0;
 static uint32_t mult;
 static uint16_t shift;
 static double ns_per_tick; /* when the kernel's conversion is not offered */
-static bool initialised;
 
 uint64_t tsc_now(void)
 {
@@ -70,9 +69,6 @@ void tsc_clock_init(void)
 {
 	uint64_t tsc1 = 0, ns1 = 0;
 
-	if (initialised)
-		return; /* one conversion for the run: --log's and --time's */
-	initialised = true;
 	anchor(&tsc0, &ns0);
 	if (kernel_conversion())
 		return;

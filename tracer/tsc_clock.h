@@ -9,7 +9,8 @@
 #include <stdint.h>
 
 /* Takes the conversion: the kernel's own (a perf event's mmap page), or the rate
- * measured over a few milliseconds where that is not offered; once a run. */
+ * measured over a few milliseconds where that is not offered; once a run, at
+ * start-up, before any reading is converted. */
 void tsc_clock_init(void);
 uint64_t tsc_clock_ns(uint64_t tsc);
 /* A difference of two readings, in nanoseconds: never smaller for more ticks;

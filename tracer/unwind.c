@@ -28,15 +28,13 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int
 
 struct unwinder *unwinder_new(void)
 {
-	static unw_accessors_t accessors;
+	unw_accessors_t accessors = _UPT_accessors;
 	struct unwinder *u = calloc(1, sizeof(*u));
 
 	if (!u)
 		abort();
-	if (!accessors.access_mem) {
-		accessors = _UPT_accessors;
-		accessors.access_mem = access_mem;
-	}
+	accessors.access_mem = access_mem;
+	/* (libunwind keeps a copy of the accessors) */
 	u->as = unw_create_addr_space(&accessors, 0);
 	/* its own cache of what each instruction address's frame looks like (per
 	 * thread, libunwind would share one among every image's addresses) */

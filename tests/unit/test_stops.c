@@ -137,6 +137,7 @@ START_TEST(lifecycle_calls_in_every_abi)
 	const struct call_case *c = &lifecycle_calls[_i];
 	int idx = syscall_index_of(c->abi, c->name);
 
+	stops_setup();
 	ck_assert_int_eq(idx, syscall_index(c->abi, c->nr));
 	ck_assert_msg(stop_call_is_lifecycle(idx), "%s in ABI %d", c->name, c->abi);
 }
@@ -147,6 +148,7 @@ START_TEST(other_calls_are_not_lifecycle)
 	const struct call_case *c = &other_calls[_i];
 	int idx = syscall_index_of(c->abi, c->name);
 
+	stops_setup();
 	ck_assert_int_eq(idx, syscall_index(c->abi, c->nr));
 	ck_assert_msg(!stop_call_is_lifecycle(idx), "%s in ABI %d", c->name, c->abi);
 }
@@ -154,6 +156,7 @@ END_TEST
 
 START_TEST(indexes_out_of_range_are_not_lifecycle)
 {
+	stops_setup();
 	/* x32 has no execve of number 59: that one is x86-64's alone */
 	ck_assert(!stop_call_is_lifecycle(syscall_index(ABI_X32, 59)));
 	ck_assert(!stop_call_is_lifecycle(-1));
