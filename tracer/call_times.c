@@ -13,7 +13,7 @@
 #include "tsc_clock.h"
 
 static bool on;
-static struct call_times_stats stats;
+static _Thread_local struct call_times_stats stats;
 
 /* An image's sums while it lives, in ticks; in ns once it is complete, when its
  * record points at them (call_times_complete). */

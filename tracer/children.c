@@ -24,8 +24,8 @@
 
 /* Children that died before their first stop, for their creator's event (a ring:
  * the event follows within a few stops, so a handful is plenty). */
-static struct { pid_t tid; int status; } early_deaths[64];
-static unsigned next_early_death;
+static _Thread_local struct { pid_t tid; int status; } early_deaths[64];
+static _Thread_local unsigned next_early_death;
 
 void children_on_unknown_death(pid_t tid, int status)
 {

@@ -589,8 +589,8 @@ static void on_exit_event(struct thread *t)
 
 /* The signal forward_signal is passing on, and its sender, while it takes the stops
  * that have come. */
-static int passing_sig;
-static pid_t passing_from;
+static _Thread_local int passing_sig;
+static _Thread_local pid_t passing_from;
 
 #define SIG_BIT(sig) (1ull << ((sig) - 1))
 
@@ -947,7 +947,7 @@ static void stop_when_tracees_have(int sig)
  * waits go without (the oldest tracee waits that many stops more at most). */
 #define COLLECT_SKIP 3
 
-static unsigned collect_skip;
+static _Thread_local unsigned collect_skip;
 
 static void collect_pending(void)
 {

@@ -5,8 +5,8 @@
 #include "grow_array.h"
 #include "tasks.h"
 
-static struct held { pid_t tid; int status; } *held;
-static size_t nheld, cap_held, next_held;
+static _Thread_local struct held { pid_t tid; int status; } *held;
+static _Thread_local size_t nheld, cap_held, next_held;
 
 void held_status_push(pid_t tid, int status)
 {

@@ -165,7 +165,7 @@ static size_t keep_unchanged(pid_t pid, struct patch **list, size_t n, uint8_t (
  * stub room stay taken: nothing counts there. */
 static void not_written(struct addr_space *as, struct patch *p, enum lost lost, const struct sink *sink)
 {
-	static struct byte_run original;
+	static _Thread_local struct byte_run original;
 
 	if (lost == LOST_JUMP) {
 		original = (struct byte_run){ .addr = p->plan.start, .len = p->plan.end - p->plan.start };
@@ -202,7 +202,7 @@ static void build_planned(struct thread *t, struct addr_space *as, uint64_t avoi
 	uint8_t (*now)[PATCH_MAX_COVER] = calloc(as->sites.n + 1, PATCH_MAX_COVER);
 	uint8_t (*jumps_of)[PATCH_MAX_COVER] = calloc(as->sites.n + 1, PATCH_MAX_COVER);
 	enum lost *lost = calloc(as->sites.n + 1, sizeof(*lost));
-	static struct gathered stubs, jumps;
+	static _Thread_local struct gathered stubs, jumps;
 	size_t n = 0, done = 0, written = 0;
 	bool had_patches = as->npatched > 0;
 	uint64_t last_end = 0;

@@ -21,8 +21,8 @@ static bool enabled;
 /* The libc objects seen in the run (one, but for a program of its own glibc), to
  * find the sites of an image that never stopped in its libc. */
 #define LIBC_OBJECTS 8
-static struct object *libc_objects[LIBC_OBJECTS];
-static unsigned nlibc_objects;
+static _Thread_local struct object *libc_objects[LIBC_OBJECTS];
+static _Thread_local unsigned nlibc_objects;
 
 void libc_calls_setup(bool on)
 {

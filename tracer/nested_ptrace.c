@@ -3,6 +3,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ptrace.h>
@@ -234,12 +235,11 @@ static long request(struct thread *t, struct thread *x, long req, const uint64_t
  * "Operation not permitted" has a reason. */
 static void say_refused(const struct thread *t, long req)
 {
-	static bool said;
+	static atomic_bool said; /* once for the run, whichever tracer thread */
 	const char *exe = t->img && t->img->rec.exe ? t->img->rec.exe : "?";
 
-	if (said)
+	if (atomic_exchange(&said, true))
 		return;
-	said = true;
 	fprintf(stderr, "systrace: warning: %s (pid %d) asks to trace a process (ptrace %s), which the kernel "
 			"refuses with EPERM: systrace is the tracer of every process of the command, and emulates "
 			"ptrace only as LeakSanitizer uses it; debuggers and tracers cannot run under systrace "

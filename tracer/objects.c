@@ -63,13 +63,16 @@ struct object {
 };
 
 #define OBJECT_BUCKETS 4096
-static struct object *buckets[OBJECT_BUCKETS];
-static struct proc_maps maps = { .fd = -1 };
-static uint64_t last_start;
-static struct object *last_object;
+static _Thread_local struct object **buckets; /* OBJECT_BUCKETS, from the thread's first use */
+static _Thread_local struct proc_maps maps = { .fd = -1 };
+static _Thread_local uint64_t last_start;
+static _Thread_local struct object *last_object;
 
+/* (on the heap, not in every thread's static TLS: the writer's too) */
 static struct object **bucket_of(const struct stat *st)
 {
+	if (!buckets && !(buckets = calloc(OBJECT_BUCKETS, sizeof(*buckets))))
+		abort();
 	return &buckets[(st->st_ino * 31 + st->st_dev) % OBJECT_BUCKETS];
 }
 
@@ -98,7 +101,7 @@ static const char *mapped_file(pid_t pid, const struct map_entry *e, char *via, 
  * /proc/PID/map_files (the stat of the rest is what tells a deleted conftest from
  * the next one that got its inode). */
 #define MAX_PINNED 512
-static unsigned npinned, max_pinned = MAX_PINNED;
+static _Thread_local unsigned npinned, max_pinned = MAX_PINNED;
 
 static void unpin(struct object *o)
 {
@@ -115,7 +118,7 @@ static bool give_up_pins(void)
 	unsigned had = npinned;
 
 	max_pinned = npinned / 2;
-	for (size_t b = 0; b < OBJECT_BUCKETS && npinned > max_pinned; b++)
+	for (size_t b = 0; buckets && b < OBJECT_BUCKETS && npinned > max_pinned; b++)
 		for (struct object *o = buckets[b]; o && npinned > max_pinned; o = o->next)
 			if (o->pin_fd >= 0)
 				unpin(o);
@@ -130,8 +133,8 @@ static bool give_up_pins(void)
  * change under one stop's lookups (an exec's look at the loader and the executable
  * again and again). */
 #define CHECKED_KEPT 8
-static struct object *checked[CHECKED_KEPT];
-static unsigned nchecked;
+static _Thread_local struct object *checked[CHECKED_KEPT];
+static _Thread_local unsigned nchecked;
 
 static struct object *pinned_by_inode(const struct map_entry *e)
 {
@@ -230,8 +233,8 @@ static void resolve_one(struct site_record *s, const struct map_entry *e, struct
 
 /* objects_begin's nesting: an outer begin for the same thread keeps the mappings
  * open for the calls inside it (one /proc/PID/maps a set of lookups). */
-static unsigned depth;
-static pid_t open_for;
+static _Thread_local unsigned depth;
+static _Thread_local pid_t open_for;
 
 bool objects_begin(pid_t tid)
 {
@@ -743,7 +746,7 @@ void objects_end(void)
 
 void objects_free_all(void)
 {
-	for (size_t b = 0; b < OBJECT_BUCKETS; b++) {
+	for (size_t b = 0; buckets && b < OBJECT_BUCKETS; b++) {
 		while (buckets[b]) {
 			struct object *o = buckets[b];
 
@@ -766,6 +769,8 @@ void objects_free_all(void)
 			free(o);
 		}
 	}
+	free(buckets);
+	buckets = NULL;
 	npinned = 0;
 	max_pinned = MAX_PINNED;
 }

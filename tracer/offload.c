@@ -34,6 +34,10 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work = PTHREAD_COND_INITIALIZER, room = PTHREAD_COND_INITIALIZER;
 static struct job *first, *last;
 static unsigned waiting, closes_waiting;
+/* jobs handed over and done in all, in order (one writer); and the number of the
+ * calling thread's last, which offload_drain waits for */
+static uint64_t jobs_put, jobs_done;
+static _Thread_local uint64_t my_last;
 static uint64_t writer_cpu_ns;
 
 static void run(const struct job *j)
@@ -66,7 +70,8 @@ static void *writer_main(void *unused)
 		pthread_mutex_lock(&lock);
 		closes_waiting -= j->fd >= 0;
 		free(j);
-		waiting--; /* (done: offload_drain waits for the closes themselves) */
+		waiting--;
+		jobs_done++;
 		pthread_cond_broadcast(&room);
 	}
 	pthread_mutex_unlock(&lock);
@@ -74,16 +79,17 @@ static void *writer_main(void *unused)
 	return NULL;
 }
 
-/* fd_limit.h's releaser: the closes handed over, made now. */
+/* fd_limit.h's releaser: the closes the calling thread handed over, made now (its
+ * own jobs, not an empty queue, which other tracer threads may keep filling). */
 static bool offload_drain(void)
 {
 	bool any;
 
 	pthread_mutex_lock(&lock);
 	any = closes_waiting > 0;
-	if (waiting)
+	if (jobs_done < my_last)
 		pthread_cond_signal(&work);
-	while (waiting)
+	while (jobs_done < my_last)
 		pthread_cond_wait(&room, &lock);
 	pthread_mutex_unlock(&lock);
 	return any;
@@ -124,6 +130,7 @@ static void put(struct job j)
 	else
 		first = n;
 	last = n;
+	my_last = ++jobs_put;
 	closes_waiting += n->fd >= 0;
 	if (++waiting >= WAKE_AT)
 		pthread_cond_signal(&work);

@@ -101,9 +101,11 @@ static uint64_t write_rewritten(pid_t tid, uint64_t rsp, const struct sock_filte
 	return process_vm_writev(tid, local, 2, &remote, 1, 0) == (ssize_t)bytes ? at : 0;
 }
 
-void own_filter_on_call(struct thread *t, long nr, const uint64_t *args)
+/* A program's own filter, rewritten and put on its stack for the call to install.
+ * Not inlined: its 64 KiB of frame only for an install, not for every call. */
+static __attribute__((noinline)) void install_rewritten(struct thread *t, const uint64_t *args)
 {
-	static struct sock_filter in[BPF_MAXINSNS], out[BPF_MAXINSNS];
+	struct sock_filter in[BPF_MAXINSNS], out[BPF_MAXINSNS];
 	/* the gate, the return pad (own_filter_recheck's, and results.c's but under
 	 * --time), and the third that the run uses: --time's pad, or the gate's
 	 * stackless entry where vfork goes in-process (not with --time); the fewer, the
@@ -120,8 +122,6 @@ void own_filter_on_call(struct thread *t, long nr, const uint64_t *args)
 	unsigned len;
 	uint64_t at;
 
-	if (!is_install(nr, args))
-		return;
 	t->img->own_filter = true;
 	/* what the kernel would refuse (EFAULT, EINVAL) is left for it to refuse */
 	if (!read_tracee(t->tid, args[2], &fprog, sizeof(fprog)) || fprog.len == 0 || fprog.len > BPF_MAXINSNS
@@ -142,6 +142,12 @@ void own_filter_on_call(struct thread *t, long nr, const uint64_t *args)
 	t->filter_arg_moved = true;
 	regs.rdx = at;
 	ptrace(PTRACE_SETREGS, t->tid, 0, &regs);
+}
+
+void own_filter_on_call(struct thread *t, long nr, const uint64_t *args)
+{
+	if (is_install(nr, args))
+		install_rewritten(t, args);
 }
 
 bool own_filter_needs_exit(const struct thread *t)

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -10,7 +11,7 @@
 
 /* Cleared at the first failure: on a machine without the counters, do not pay for
  * a failing syscall per process. */
-static int hardware_available = 1;
+static atomic_int hardware_available = 1;
 
 void perf_counters_open(struct perf_counters *p, pid_t pid)
 {

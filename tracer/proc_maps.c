@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,17 +25,18 @@ struct procmap_query {
 #define PROCMAP_QUERY_VMA_EXECUTABLE 0x04
 #define PROCMAP_QUERY_COVERING_OR_NEXT_VMA 0x10
 
-/* Once the ioctl is refused, every later lookup reads the text. */
-static bool kernel_lacks_query;
+/* Once the ioctl is refused, every later lookup reads the text (the kernel's, for
+ * every tracer thread). */
+static atomic_bool kernel_lacks_query;
 
 /* The kept descriptors, by thread; in_use: the one a proc_maps holds now. */
 struct kept {
 	pid_t tid;
 	int fd;
 };
-static struct kept *kept;
-static size_t nkept, cap_kept;
-static int in_use = -1;
+static _Thread_local struct kept *kept;
+static _Thread_local size_t nkept, cap_kept;
+static _Thread_local int in_use = -1;
 
 /* now: for want of descriptors; else by the writer (offload.h) */
 static void drop_kept(size_t i, bool now)

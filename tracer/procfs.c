@@ -27,11 +27,11 @@ uint64_t monotonic_ns(void)
  * not the number: once the thread is gone it reads ESRCH, and the number's next
  * thread gets a descriptor of its own. */
 #define STAT_KEPT 8
-static struct kept_stat {
+static _Thread_local struct kept_stat {
 	pid_t tid; /* 0: no descriptor */
 	int fd;
 } kept_stat[STAT_KEPT];
-static unsigned kept_stat_next;
+static _Thread_local unsigned kept_stat_next;
 
 /* fd_limit.h's releaser. */
 static bool give_up_kept_stat(void)

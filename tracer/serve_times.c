@@ -7,8 +7,9 @@
 #include "cpu_times.h"
 #include "tsc_clock.h"
 
-static uint64_t count[SERVE_KINDS], ticks[SERVE_KINDS], sampled[SERVE_KINDS], sampled_ns[SERVE_KINDS];
-static uint32_t countdown, rng = 0x2545f491;
+/* each serving thread's */
+static _Thread_local uint64_t count[SERVE_KINDS], ticks[SERVE_KINDS], sampled[SERVE_KINDS], sampled_ns[SERVE_KINDS];
+static _Thread_local uint32_t countdown, rng = 0x2545f491;
 /* what a pair of clock reads adds to a sample: the least of a few pairs */
 static uint64_t read_cost_ns = UINT64_MAX;
 
@@ -57,12 +58,13 @@ static void measure_read_cost(void)
 void serve_times_setup(void)
 {
 	measure_read_cost();
-	/* the first stride drawn too: the run's first serve no likelier than any */
-	countdown = serve_sample_stride(&rng);
 }
 
 void serve_times_begin(struct serve_sample *s)
 {
+	/* (the first stride drawn too: a thread's first serve no likelier than any) */
+	if (!countdown)
+		countdown = serve_sample_stride(&rng);
 	s->on = !--countdown;
 	if (!s->on)
 		return;

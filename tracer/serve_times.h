@@ -43,12 +43,12 @@ uint32_t serve_sample_stride(uint32_t *state);
  * 0 when none was sampled). */
 uint64_t serve_cpu_estimate(uint64_t count, uint64_t sampled, uint64_t sampled_ns);
 
-/* At start-up, before the first serve. */
+/* At start-up, before the first serve: what reading the thread's CPU clock costs. */
 void serve_times_setup(void);
 /* Before a dispatch; then after it, its kind and the ticks since its arrival. */
 void serve_times_begin(struct serve_sample *s);
 void serve_times_add(enum serve_kind kind, uint64_t tsc_ticks, const struct serve_sample *s);
-/* The sums so far, into the totals' serve_count, serve_ns, serve_sampled and
+/* The calling thread's sums so far, into the totals' serve_count, serve_ns, serve_sampled and
  * serve_cpu_ns. */
 void serve_times_totals(struct totals *t);
 

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,8 @@ static uint8_t *base;
 static uint64_t size;
 static unsigned nslots;
 static uint64_t stride; /* a slot, and its log buffer with --log or time counters with --time */
-static int *free_slots, nfree;
+static int *free_slots, nfree; /* under slots_lock: every tracer thread takes slots */
+static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool said_full, timed;
 
 bool region_create(unsigned slots, bool with_log, bool with_time)
@@ -114,14 +116,18 @@ struct region_time *region_time(int slot)
 
 int region_slot_take(void)
 {
-	if (!nfree) {
-		if (!said_full)
-			fprintf(stderr, "systrace: warning: the shared region is full (%u thread slots): "
-					"processes that need one stay on the ptrace path (see --region-slots)\n", nslots);
+	int slot = -1;
+
+	pthread_mutex_lock(&slots_lock);
+	if (nfree)
+		slot = free_slots[--nfree];
+	else if (!said_full) {
+		fprintf(stderr, "systrace: warning: the shared region is full (%u thread slots): "
+				"processes that need one stay on the ptrace path (see --region-slots)\n", nslots);
 		said_full = true;
-		return -1;
 	}
-	return free_slots[--nfree];
+	pthread_mutex_unlock(&slots_lock);
+	return slot;
 }
 
 void region_slot_clear(int slot, int counters)
@@ -144,7 +150,9 @@ void region_slot_release(int slot, int counters)
 	 * the whole slot cost ten times as much; the free list is LIFO, so the pages of
 	 * the few slots in use at once are what stays resident) */
 	region_slot_clear(slot, counters);
+	pthread_mutex_lock(&slots_lock);
 	free_slots[nfree++] = slot;
+	pthread_mutex_unlock(&slots_lock);
 }
 
 void region_destroy(void)

@@ -20,9 +20,10 @@ struct history {
 	size_t nran;
 };
 
-static struct history *table;   /* open addressing; o NULL: empty */
-static size_t nslots, nused;
-static uint64_t batch_ns, batch_patches, trap_ns, traps, stop_ns = DEFAULT_STOP_NS;
+static _Thread_local struct history *table;   /* open addressing; o NULL: empty */
+static _Thread_local size_t nslots, nused;
+static _Thread_local uint64_t batch_ns, batch_patches, trap_ns, traps;
+static uint64_t stop_ns = DEFAULT_STOP_NS; /* set at start-up */
 
 static size_t hash(const struct object *exe, const struct object *o)
 {

@@ -15,9 +15,9 @@
 /* Threads by tid, and in a list as well: walking the table's buckets at each thread's
  * end (nested_ptrace.c) took 8 us of a /bin/true image's 250 here */
 #define THREAD_BUCKETS 4096
-static struct thread *threads[THREAD_BUCKETS];
-static struct thread *live_first, *live_last;
-static struct image *unwritten;
+static _Thread_local struct thread **threads; /* THREAD_BUCKETS, from the thread's first use */
+static _Thread_local struct thread *live_first, *live_last;
+static _Thread_local struct image *unwritten;
 
 #define MAX_HOOKS 4
 static thread_hook *thread_leave_hooks[MAX_HOOKS];
@@ -38,13 +38,6 @@ void tasks_on_image_complete(image_hook *fn)
 	image_complete_hooks[nimage_complete_hooks++] = fn;
 }
 
-static struct thread **bucket(pid_t tid)
-{
-	return &threads[(unsigned)tid % THREAD_BUCKETS];
-}
-
-_Static_assert(offsetof(struct image, rec) == 0, "image_new clears the record, then what follows it");
-
 static void *zalloc(size_t size)
 {
 	void *p = calloc(1, size);
@@ -53,6 +46,16 @@ static void *zalloc(size_t size)
 		abort();
 	return p;
 }
+
+/* (on the heap, not in every thread's static TLS: the writer's too) */
+static struct thread **bucket(pid_t tid)
+{
+	if (!threads)
+		threads = zalloc(THREAD_BUCKETS * sizeof(*threads));
+	return &threads[(unsigned)tid % THREAD_BUCKETS];
+}
+
+_Static_assert(offsetof(struct image, rec) == 0, "image_new clears the record, then what follows it");
 
 struct thread *thread_find(pid_t tid)
 {
@@ -173,7 +176,8 @@ void thread_remove(struct thread *t)
 	free(t);
 }
 
-static uint64_t serials;
+/* one order of images for every tracer thread (site_history.h, objects.h's stamps) */
+static _Atomic uint64_t serials;
 
 uint64_t tasks_last_serial(void)
 {

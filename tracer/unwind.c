@@ -15,8 +15,8 @@ struct unwinder {
 };
 
 /* The local copy of the walk under way (the tracer walks one stack at a time). */
-static unwind_local_read *walk_local;
-static void *walk_local_arg;
+static _Thread_local unwind_local_read *walk_local;
+static _Thread_local void *walk_local_arg;
 
 /* _UPT_access_mem makes one ptrace call a word: the local copy first */
 static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write, void *upt)
