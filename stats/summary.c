@@ -174,6 +174,7 @@ void summary_write_csv(FILE *f, const struct totals *totals)
 	const struct totals means = with_means(totals), *t = &means;
 	struct csv_writer w = { f, 0 };
 	struct metric serve[SERVE_METRICS];
+	char nice[16];
 	size_t n;
 
 	csv_header(&w, (const char *const[]){ "metric", "value", NULL });
@@ -181,6 +182,10 @@ void summary_write_csv(FILE *f, const struct totals *totals)
 	TOTALS_FIELDS(ROW)
 #undef ROW
 	metric_row(&w, "tracer_run_delay_ns", t->tracer_run_delay_ns, t->run_delay_known);
+	snprintf(nice, sizeof(nice), "%d", t->tracer_nice);
+	csv_str(&w, "tracer_nice");
+	csv_str(&w, nice);
+	csv_end_row(&w);
 	n = serve_metrics(t, serve);
 	for (size_t i = 0; i < n; i++)
 		metric_row(&w, serve[i].name, serve[i].value, serve[i].known);
@@ -242,6 +247,7 @@ void summary_print(FILE *f, const struct totals *totals)
 	TOTALS_FIELDS(LINE)
 #undef LINE
 	metric_line(f, "tracer_run_delay_ns", t->tracer_run_delay_ns, t->run_delay_known);
+	fprintf(f, "tracer_nice: %d\n", t->tracer_nice);
 	n = serve_metrics(t, serve);
 	for (size_t i = 0; i < n; i++)
 		metric_line(f, serve[i].name, serve[i].value, serve[i].known);

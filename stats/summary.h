@@ -42,6 +42,7 @@ struct totals {
 	uint64_t tracer_serving_cpu_ns, tracer_busy_permille; /* the permille derived when written */
 	bool run_delay_known;
 	uint64_t tracer_run_delay_ns;
+	int tracer_nice; /* the serving thread's nice value (tracer/tracer_nice.h) */
 	/* per serve_kind: the statuses served and the time from each one's arrival to
 	 * the end of its dispatch (tracer_serve_<kind>_count and _ns); how many of them
 	 * were sampled on the thread's CPU clock, and the kind's CPU estimated from

@@ -34,6 +34,7 @@
 #include "site_history.h"
 #include "syscall_log.h"
 #include "tasks.h"
+#include "tracer_nice.h"
 #include "tsc_clock.h"
 
 enum { EXIT_SYSTRACE_FAILED = 125, EXIT_CANNOT_EXECUTE = 126, EXIT_NOT_FOUND = 127 };
@@ -234,6 +235,7 @@ int main(int argc, char **argv)
 		free(path);
 		return EXIT_SYSTRACE_FAILED;
 	}
+	out.totals.tracer_nice = tracer_nice_apply(opt.tracer_nice); /* the command forked: not inherited */
 	events_run(root, &run);
 	if (signals_give_up)
 		fprintf(stderr, "systrace: interrupted three times: stopping; processes still running "

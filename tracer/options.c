@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "shared_region.h"
+#include "tracer_nice.h"
 
 #ifndef SYSTRACE_VERSION
 #define SYSTRACE_VERSION "0.1"
@@ -46,6 +47,9 @@ static void usage(FILE *f)
 	      "                       (default 4096; beyond, processes stop in the tracer)\n"
 	      "      --libc-calls     name in sites.csv the libc function that led to each\n"
 	      "                       site (unwinds the stack at every stop: slower)\n"
+	      "      --tracer-nice=N  added to the nice value of the thread that serves the\n"
+	      "                       stops, as nice -n does (default -20: served sooner\n"
+	      "                       under load, where the system allows it; 0: as is)\n"
 	      "  -h, --help           show this help\n"
 	      "      --version        show the version\n\n"
 	      "Exit status: COMMAND's own; 128+N if it was killed by signal N; 127 if COMMAND\n"
@@ -54,7 +58,7 @@ static void usage(FILE *f)
 
 enum options_result options_parse(struct options *o, int argc, char **argv)
 {
-	enum { OPT_STATS = 256, OPT_PATCH, OPT_PREPATCH, OPT_SLOTS, OPT_LOG, OPT_TIME, OPT_LIBC_CALLS, OPT_VERSION };
+	enum { OPT_STATS = 256, OPT_PATCH, OPT_PREPATCH, OPT_SLOTS, OPT_LOG, OPT_TIME, OPT_LIBC_CALLS, OPT_NICE, OPT_VERSION };
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "summary", no_argument, NULL, 'c' },
@@ -66,13 +70,15 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 		{ "log", no_argument, NULL, OPT_LOG },
 		{ "time", no_argument, NULL, OPT_TIME },
 		{ "libc-calls", no_argument, NULL, OPT_LIBC_CALLS },
+		{ "tracer-nice", required_argument, NULL, OPT_NICE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	*o = (struct options){ .output_dir = "systrace-out", .patch = PATCH_SAFE, .region_slots = REGION_DEFAULT_SLOTS };
+	*o = (struct options){ .output_dir = "systrace-out", .patch = PATCH_SAFE, .region_slots = REGION_DEFAULT_SLOTS,
+			       .tracer_nice = TRACER_NICE_DEFAULT };
 	opterr = 0;
 	/* '+': stop at the command, so that its own options stay its own */
 	while ((c = getopt_long(argc, argv, "+:o:cS:h", longs, NULL)) != -1) {
@@ -115,6 +121,20 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 				return OPTIONS_USAGE_ERROR;
 			}
 			o->region_slots = (unsigned)n;
+			break;
+		}
+		case OPT_NICE: {
+			char *end;
+			long n;
+
+			errno = 0;
+			n = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || n < -TRACER_NICE_MAX || n > TRACER_NICE_MAX) {
+				fprintf(stderr, "systrace: --tracer-nice needs a number from %d to %d, not '%s'\n",
+					-TRACER_NICE_MAX, TRACER_NICE_MAX, optarg);
+				return OPTIONS_USAGE_ERROR;
+			}
+			o->tracer_nice = (int)n;
 			break;
 		}
 		case 'h': usage(stdout); return OPTIONS_EXIT_OK;

@@ -15,6 +15,7 @@ struct options {
 	bool prepatch;          /* patch every site that can be, at each image's start */
 	unsigned region_slots;  /* threads the shared region has counters for */
 	bool libc_calls;        /* name the libc entry point of each ptraced call (libc_calls.h) */
+	int tracer_nice;        /* added to the serving thread's nice (tracer_nice.h) */
 	bool log;               /* write the temporal log (syscall_log.h) */
 	bool time;              /* measure how long each call takes (call_times.h) */
 	bool summary;           /* -c: print strace -c's table at the end */

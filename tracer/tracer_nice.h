@@ -1,0 +1,31 @@
+/* The serving thread's nice value (--tracer-nice).
+ *
+ * Every ptrace stop of every tracee waits for the one serving thread, and the
+ * processes it serves are the ones it competes with for a CPU: in a glibc build
+ * on this project's 2-CPU machine the thread was runnable but waiting for a CPU
+ * for 23 s of a 325 s make (tracer_run_delay_ns), more than the 16 s of CPU it
+ * used, while its tracees waited for it. At nice -20 the scheduler runs it as
+ * soon as it wakes: 7.6 s of waiting in the same build, and a serial configure's
+ * stops answered sooner (docs/benchmarks.md, "The tracer's nice value": libiberty
+ * 1.09x native against 1.12x, glibc 1.13x against 1.15x; the spawn loop, where
+ * nothing competes, 2% slower, the tracer's work after a resume now first).
+ *
+ * Linux's nice is per thread: only the serving thread changes (the writer thread,
+ * tracer/offload.h, keeps systrace's), and only after the command has been forked,
+ * so that no traced process inherits it: a program sees the nice it was started
+ * with. A value below the current one needs CAP_SYS_NICE or RLIMIT_NICE; where the
+ * system refuses, the run goes on at the nice the thread has, and summary.csv's
+ * tracer_nice says which it had. */
+#ifndef SYSTRACE_TRACER_NICE_H
+#define SYSTRACE_TRACER_NICE_H
+
+/* What --tracer-nice is when not given: twenty below systrace's own nice, as nice(1)
+ * takes an adjustment (a run started under `nice -n 19` stays below other work). */
+#define TRACER_NICE_DEFAULT (-20)
+#define TRACER_NICE_MAX 39 /* either way: the nice values span -20 to 19 */
+
+/* Adds adjustment to the calling thread's nice value (within -20 to 19) if the
+ * system allows it; the value it has then. */
+int tracer_nice_apply(int adjustment);
+
+#endif
