@@ -22,7 +22,7 @@
 #     PROGRAMS  space-separated subset (default: all below)
 #
 # Meant to run in the background while other work goes on: one run at a time, at
-# nice 10, no timing assumption (each run is only bounded by STRESS_TIMEOUT, default
+# nice 10 (its tracer's serving thread too: --tracer-nice=0), no timing assumption (each run is only bounded by STRESS_TIMEOUT, default
 # 300 s, to catch hangs). The folders of failed runs are kept (their path is printed);
 # exits 1 when any run failed.
 BUILD=${1:-build}
@@ -237,7 +237,7 @@ for mode in $MODES; do
 			i=$((i + 1))
 			d=$scratch/$prog-$mode${twice:+-twice}-$i
 			# shellcheck disable=SC2046 # the arguments are words
-			nice -n 10 timeout -k 10 "$STRESS_TIMEOUT" "$SYSTRACE" --patch="$mode" -o "$d" -- \
+			nice -n 10 timeout -k 10 "$STRESS_TIMEOUT" "$SYSTRACE" --patch="$mode" --tracer-nice=0 -o "$d" -- \
 				"$@" "$PROGRAMS/$prog" $(args_of "$prog") >"$d.out" 2>"$d.err"
 			status=$?
 			why=

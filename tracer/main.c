@@ -160,7 +160,7 @@ int main(int argc, char **argv)
 	struct run_result run = { 0 };
 	struct rusage ru;
 	char err[512], *path;
-	int status;
+	int status, tracer_nice;
 	uint64_t start_ns;
 	struct serving_load load_at_start, load;
 	pid_t root;
@@ -235,7 +235,11 @@ int main(int argc, char **argv)
 		free(path);
 		return EXIT_SYSTRACE_FAILED;
 	}
-	out.totals.tracer_nice = tracer_nice_apply(opt.tracer_nice); /* the command forked: not inherited */
+	/* (the command forked: it does not inherit the serving thread's nice) */
+	if (!tracer_nice_apply(opt.tracer_nice, &tracer_nice) && opt.tracer_nice_given)
+		fprintf(stderr, "systrace: warning: --tracer-nice=%d: the system does not let the tracer go that far "
+				"(it needs CAP_SYS_NICE or a higher RLIMIT_NICE); it serves the stops at nice %d\n",
+			opt.tracer_nice, tracer_nice);
 	events_run(root, &run);
 	if (signals_give_up)
 		fprintf(stderr, "systrace: interrupted three times: stopping; processes still running "
@@ -271,6 +275,7 @@ int main(int argc, char **argv)
 	out.totals.wall_ns = monotonic_ns() - start_ns;
 	out.totals.tracer_serving_cpu_ns = load.cpu_ns;
 	out.totals.tracer_run_delay_ns = load.run_delay_ns;
+	out.totals.tracer_nice = tracer_nice;
 	out.totals.run_delay_known = load.run_delay_known;
 	serve_times_totals(&out.totals);
 	out.totals.tracer_cpu_ns = tracer_cpu_ns(&ru);

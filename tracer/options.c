@@ -129,12 +129,15 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 
 			errno = 0;
 			n = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || n < -TRACER_NICE_MAX || n > TRACER_NICE_MAX) {
+			/* (strtol would take leading blanks) */
+			if (errno || end == optarg || *end || !strchr("+-0123456789", optarg[0]) || n < -TRACER_NICE_MAX
+			    || n > TRACER_NICE_MAX) {
 				fprintf(stderr, "systrace: --tracer-nice needs a number from %d to %d, not '%s'\n",
 					-TRACER_NICE_MAX, TRACER_NICE_MAX, optarg);
 				return OPTIONS_USAGE_ERROR;
 			}
 			o->tracer_nice = (int)n;
+			o->tracer_nice_given = true;
 			break;
 		}
 		case 'h': usage(stdout); return OPTIONS_EXIT_OK;

@@ -16,6 +16,7 @@ struct options {
 	unsigned region_slots;  /* threads the shared region has counters for */
 	bool libc_calls;        /* name the libc entry point of each ptraced call (libc_calls.h) */
 	int tracer_nice;        /* added to the serving thread's nice (tracer_nice.h) */
+	bool tracer_nice_given; /* on the command line: say so when it cannot be had */
 	bool log;               /* write the temporal log (syscall_log.h) */
 	bool time;              /* measure how long each call takes (call_times.h) */
 	bool summary;           /* -c: print strace -c's table at the end */

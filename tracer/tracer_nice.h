@@ -15,17 +15,24 @@
  * so that no traced process inherits it: a program sees the nice it was started
  * with. A value below the current one needs CAP_SYS_NICE or RLIMIT_NICE; where the
  * system refuses, the run goes on at the nice the thread has, and summary.csv's
- * tracer_nice says which it had. */
+ * tracer_nice says which it had (its value after the start: a traced program's
+ * setpriority of its process group or user, PRIO_PGRP or PRIO_USER, changes it
+ * too, and its getpriority of either sees it, systrace being in the command's
+ * process group). Under a real-time policy (chrt) the nice value has no effect. */
 #ifndef SYSTRACE_TRACER_NICE_H
 #define SYSTRACE_TRACER_NICE_H
 
+#include <stdbool.h>
+
 /* What --tracer-nice is when not given: twenty below systrace's own nice, as nice(1)
- * takes an adjustment (a run started under `nice -n 19` stays below other work). */
+ * takes an adjustment (a run started under `nice -n 19` serves its stops at -1
+ * while its processes stay at 19). */
 #define TRACER_NICE_DEFAULT (-20)
 #define TRACER_NICE_MAX 39 /* either way: the nice values span -20 to 19 */
 
-/* Adds adjustment to the calling thread's nice value (within -20 to 19) if the
- * system allows it; the value it has then. */
-int tracer_nice_apply(int adjustment);
+/* Adds adjustment to the calling thread's nice value (within -20 to 19), or goes as
+ * far down as RLIMIT_NICE allows; the value it has then in *nice, and whether that
+ * is the one asked for. */
+bool tracer_nice_apply(int adjustment, int *nice);
 
 #endif

@@ -80,7 +80,7 @@ SUMMARY_KEYS = [
     "ptrace_stops_early", "ptrace_stops_late", "syscalls_restarted", "patches_written", "patches_known",
     "patch_ns", "known_unused", "known_missed", "batch_patch_ns", "miss_ns", "known_threshold_permille",
     "tracer_cpu_per_image_ns", "wall_ns", "tracer_cpu_ns", "tracer_maxrss_kb", "tracer_writer_cpu_ns",
-    "tracer_serving_cpu_ns", "tracer_busy_permille",
+    "tracer_serving_cpu_ns", "tracer_busy_permille", "tracer_nice",
 ]
 # the serving thread's wait for a CPU: empty where the kernel keeps no schedstat
 RUN_DELAY_KEYS = ["tracer_run_delay_ns"]
@@ -1195,7 +1195,7 @@ def check_known_report(d, text_file, csv_file):
 
 
 PERCENT = re.compile(r"^(.+): (\d+)\.(\d\d)%$")
-KEYVALUE = re.compile(r"^([a-z_0-9]+): (\d+)$")
+KEYVALUE = re.compile(r"^([a-z_0-9]+): (-?\d+)$")
 EMPTY_KEYVALUE = re.compile(r"^([a-z_0-9]+):$")
 STOPS_PER_PROCESS = re.compile(
     r"^stops per process: (\d+\.\d) \(lifecycle (\d+\.\d), early (\d+\.\d), late (\d+\.\d)\)$")

@@ -142,6 +142,14 @@ START_TEST(serving_load_is_a_share_of_the_run)
 	ck_assert_str_eq(buf + len - strlen(line), line);
 	free(buf);
 
+	/* the serving thread's nice value: signed, after its wait */
+	t.tracer_nice = -20;
+	buf = written_and_printed(&t, &len);
+	ck_assert_ptr_nonnull(strstr(buf, "\ntracer_run_delay_ns,999000\ntracer_nice,-20\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\ntracer_run_delay_ns: 999000\ntracer_nice: -20\n"));
+	free(buf);
+	t.tracer_nice = 0;
+
 	t.serve_count[SERVE_EXEC] = 4;
 	t.serve_ns[SERVE_EXEC] = 1234567;
 	buf = written_and_printed(&t, &len);
