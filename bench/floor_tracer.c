@@ -4,7 +4,8 @@
  * remaining stop is for") and of each signal, and only resumes: no seccomp filter,
  * no register read, no memory touched. What it costs a workload, against running
  * natively, is the floor of any tracer built on ptrace on this machine; its CPU per
- * process image is the floor of systrace's `tracer_cpu_per_image_ns`.
+ * process image is the floor of systrace's `tracer_cpu_per_image_ns`. It serves at
+ * the nice systrace's default does (20 below its own, where allowed).
  *
  * FILE gets three lines: `images N` (each fork or vfork child and each exec, the
  * command's own included: as systrace counts process images), `stops N` and
@@ -77,6 +78,12 @@ int main(int argc, char **argv)
 		kill(root, SIGKILL);
 		return 1;
 	}
+	/* as systrace's serving thread by default (--tracer-nice, tracer/tracer_nice.h):
+	 * 20 below its own nice where allowed, after the fork */
+	errno = 0;
+	status = getpriority(PRIO_PROCESS, 0);
+	if (!errno)
+		setpriority(PRIO_PROCESS, 0, status - 20 < -20 ? -20 : status - 20);
 	while ((tid = waitpid(-1, &status, __WALL)) > 0 || errno == EINTR) {
 		if (tid <= 0)
 			continue;
