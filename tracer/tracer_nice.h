@@ -5,10 +5,10 @@
  * on this project's 2-CPU machine the thread was runnable but waiting for a CPU
  * for 23 s of a 325 s make (tracer_run_delay_ns), more than the 16 s of CPU it
  * used, while its tracees waited for it. At nice -20 the scheduler runs it as
- * soon as it wakes: 7.6 s of waiting in the same build, and a serial configure's
- * stops answered sooner (docs/benchmarks.md, "The tracer's nice value": libiberty
- * 1.09x native against 1.12x, glibc 1.13x against 1.15x; the spawn loop, where
- * nothing competes, 2% slower, the tracer's work after a resume now first).
+ * soon as it wakes: 6.6-7.6 s of waiting in the same build, and builds 3-5% faster
+ * (docs/benchmarks.md, "The tracer's nice value": glibc 1.10-1.13x native against
+ * 1.15x, libiberty faster in 10 of 14 interleaved rounds; a loop of short
+ * processes with nothing else to run, 2-4% slower).
  *
  * Linux's nice is per thread: only the serving thread changes (the writer thread,
  * tracer/offload.h, keeps systrace's), and only after the command has been forked,
