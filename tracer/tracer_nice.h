@@ -6,8 +6,8 @@
  * for 23 s of a 325 s make (tracer_run_delay_ns), more than the 16 s of CPU it
  * used, while its tracees waited for it. At nice -20 the scheduler runs it as
  * soon as it wakes: 6.6-7.6 s of waiting in the same build, and builds 3-5% faster
- * (docs/benchmarks.md, "The tracer's nice value": glibc 1.10-1.13x native against
- * 1.15x, libiberty faster in 10 of 14 interleaved rounds; a loop of short
+ * (docs/benchmarks.md, "The tracer's nice value": glibc 1.097x and 1.104x native
+ * against 1.15x, libiberty faster in 10 of 14 interleaved rounds; a loop of short
  * processes with nothing else to run, 2-4% slower).
  *
  * Linux's nice is per thread: only the serving thread changes (the writer thread,
