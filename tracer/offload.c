@@ -33,9 +33,10 @@ static bool running, finishing;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work = PTHREAD_COND_INITIALIZER, room = PTHREAD_COND_INITIALIZER;
 static struct job *first, *last;
-static unsigned waiting, closes_waiting;
-/* jobs handed over and done in all, in order (one writer); and the number of the
- * calling thread's last, which offload_drain waits for */
+static unsigned closes_waiting;
+/* jobs handed over and done in all, in order (one writer: those waiting are the
+ * difference); and the number of the calling thread's last, which offload_drain
+ * waits for */
 static uint64_t jobs_put, jobs_done;
 static _Thread_local uint64_t my_last;
 static uint64_t writer_cpu_ns;
@@ -70,7 +71,6 @@ static void *writer_main(void *unused)
 		pthread_mutex_lock(&lock);
 		closes_waiting -= j->fd >= 0;
 		free(j);
-		waiting--;
 		jobs_done++;
 		pthread_cond_broadcast(&room);
 	}
@@ -123,7 +123,7 @@ static void put(struct job j)
 	*n = j;
 	n->next = NULL;
 	pthread_mutex_lock(&lock);
-	while (waiting >= MAX_WAITING)
+	while (jobs_put - jobs_done >= MAX_WAITING)
 		pthread_cond_wait(&room, &lock);
 	if (last)
 		last->next = n;
@@ -132,7 +132,7 @@ static void put(struct job j)
 	last = n;
 	my_last = ++jobs_put;
 	closes_waiting += n->fd >= 0;
-	if (++waiting >= WAKE_AT)
+	if (jobs_put - jobs_done >= WAKE_AT)
 		pthread_cond_signal(&work);
 	pthread_mutex_unlock(&lock);
 }
