@@ -53,7 +53,7 @@ static int serve(pid_t tid, int status)
 int main(int argc, char **argv)
 {
 	unsigned long images = 0, stops = 0; /* the command's image is its exec's */
-	int status, root_status = 0;
+	int status, root_status = 0, own_nice;
 	struct rusage ru;
 	const char *out;
 	pid_t root, tid;
@@ -81,9 +81,9 @@ int main(int argc, char **argv)
 	/* as systrace's serving thread by default (--tracer-nice, tracer/tracer_nice.h):
 	 * 20 below its own nice where allowed, after the fork */
 	errno = 0;
-	status = getpriority(PRIO_PROCESS, 0);
+	own_nice = getpriority(PRIO_PROCESS, 0);
 	if (!errno)
-		setpriority(PRIO_PROCESS, 0, status - 20 < -20 ? -20 : status - 20);
+		setpriority(PRIO_PROCESS, 0, own_nice - 20 < -20 ? -20 : own_nice - 20);
 	while ((tid = waitpid(-1, &status, __WALL)) > 0 || errno == EINTR) {
 		if (tid <= 0)
 			continue;
