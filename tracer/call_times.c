@@ -191,7 +191,15 @@ void call_times_get_stats(struct call_times_stats *st)
 	*st = stats;
 }
 
-void call_times_print(FILE *f)
+void call_times_stats_add(struct call_times_stats *sum, const struct call_times_stats *st)
+{
+	sum->ptraced_timed += st->ptraced_timed;
+	sum->interrupted += st->interrupted;
+	sum->restarted += st->restarted;
+	sum->tracer_ns += st->tracer_ns;
+}
+
+void call_times_print(FILE *f, const struct call_times_stats *st)
 {
 	if (!on)
 		return;
@@ -199,6 +207,6 @@ void call_times_print(FILE *f)
 	 * costs each in-process call is measured by bench/ (docs/benchmarks.md) */
 	fprintf(f, "systrace: time: %llu ptraced calls timed (%llu to a handler's signal, %llu across a restart), "
 		   "%zu bytes of counters per thread; its cost: %.1f ms of the tracer's time\n",
-		(unsigned long long)stats.ptraced_timed, (unsigned long long)stats.interrupted,
-		(unsigned long long)stats.restarted, sizeof(struct region_time), (double)stats.tracer_ns / 1e6);
+		(unsigned long long)st->ptraced_timed, (unsigned long long)st->interrupted,
+		(unsigned long long)st->restarted, sizeof(struct region_time), (double)st->tracer_ns / 1e6);
 }

@@ -71,8 +71,10 @@ struct call_times_stats {
 	uint64_t restarted;         /* calls whose time spans a restart */
 	uint64_t tracer_ns;         /* the tracer's time reading slots and converting */
 };
+/* The calling thread's; st added into sum (main, at the end of the run). */
 void call_times_get_stats(struct call_times_stats *st);
+void call_times_stats_add(struct call_times_stats *sum, const struct call_times_stats *st);
 /* Under --time, its line for --show-perf-stats. */
-void call_times_print(FILE *f);
+void call_times_print(FILE *f, const struct call_times_stats *st);
 
 #endif

@@ -1,5 +1,6 @@
 #include "held_statuses.h"
 
+#include <stdlib.h>
 #include <sys/ptrace.h>
 
 #include "grow_array.h"
@@ -43,4 +44,11 @@ bool held_status_creation_waits(void)
 			return true;
 	}
 	return false;
+}
+
+void held_statuses_free(void)
+{
+	free(held);
+	held = NULL;
+	nheld = cap_held = next_held = 0;
 }

@@ -14,5 +14,7 @@ void held_status_push(pid_t tid, int status);
 bool held_status_pop(pid_t *tid, int *status);
 /* Whether a status kept is a creation event (fork, vfork, clone) of a thread. */
 bool held_status_creation_waits(void);
+/* The calling thread's table freed (its end: nothing is held then). */
+void held_statuses_free(void);
 
 #endif

@@ -28,6 +28,7 @@
 #include "proc_maps.h"
 #include "procfs.h"
 #include "serve_times.h"
+#include "serving_end.h"
 #include "serving_load.h"
 #include "shared_region.h"
 #include "signals.h"
@@ -158,6 +159,8 @@ int main(int argc, char **argv)
 	struct options opt;
 	struct output_dir out;
 	struct run_result run = { 0 };
+	/* one serving thread's sums, and all of them (one thread today) */
+	struct serving_sums mine, sums = { 0 };
 	struct rusage ru;
 	char err[512], *path;
 	int status, tracer_nice;
@@ -244,12 +247,11 @@ int main(int argc, char **argv)
 	if (signals_give_up)
 		fprintf(stderr, "systrace: interrupted three times: stopping; processes still running "
 				"are killed and reported as running\n");
-	tasks_flush_all();
+	serving_end(&mine);
+	serving_sums_add(&sums, &mine);
 	offload_finish(); /* the totals and the files are this thread's again */
-	history_costs(&out.totals.batch_patch_ns, &out.totals.miss_ns);
-	out.totals.known_threshold_permille = history_threshold_permille();
-	objects_free_all();
-	history_free();
+	history_costs(&sums.history, &out.totals.batch_patch_ns, &out.totals.miss_ns);
+	out.totals.known_threshold_permille = history_threshold_permille(&sums.history);
 	region_destroy();
 	if (!close_log(opt.log)) {
 		output_dir_discard(&out);
@@ -277,7 +279,7 @@ int main(int argc, char **argv)
 	out.totals.tracer_run_delay_ns = load.run_delay_ns;
 	out.totals.tracer_nice = tracer_nice;
 	out.totals.run_delay_known = load.run_delay_known;
-	serve_times_totals(&out.totals);
+	serve_sums_totals(&sums.serves, &out.totals);
 	out.totals.tracer_cpu_ns = tracer_cpu_ns(&ru);
 	out.totals.tracer_writer_cpu_ns = offload_cpu_ns();
 	/* VmHWM, not ru_maxrss: Linux carries the parent's peak across fork and execve
@@ -285,7 +287,7 @@ int main(int argc, char **argv)
 	procfs_status_u64(getpid(), "VmHWM", 10, &out.totals.tracer_maxrss_kb);
 	if (opt.show_perf_stats) {
 		summary_print(stderr, &out.totals);
-		call_times_print(stderr);
+		call_times_print(stderr, &sums.call_times);
 	}
 	if (opt.summary)
 		syscall_table_print(stderr, out.syscalls, SYSCALL_INDEX_COUNT,

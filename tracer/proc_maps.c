@@ -97,6 +97,15 @@ void proc_maps_forget(pid_t tid)
 	}
 }
 
+void proc_maps_free(void)
+{
+	while (nkept)
+		drop_kept(nkept - 1, false);
+	free(kept);
+	kept = NULL;
+	cap_kept = 0;
+}
+
 static void read_lines(struct proc_maps *m)
 {
 	FILE *f;

@@ -45,5 +45,7 @@ void proc_maps_close(struct proc_maps *m);
 /* tid's memory was replaced (its exec event), or tid is gone: its kept descriptor
  * is closed. */
 void proc_maps_forget(pid_t tid);
+/* The calling thread's kept descriptors closed and its table freed (its end). */
+void proc_maps_free(void);
 
 #endif

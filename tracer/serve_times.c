@@ -8,7 +8,7 @@
 #include "tsc_clock.h"
 
 /* each serving thread's */
-static _Thread_local uint64_t count[SERVE_KINDS], ticks[SERVE_KINDS], sampled[SERVE_KINDS], sampled_ns[SERVE_KINDS];
+static _Thread_local struct serve_sums sums;
 static _Thread_local uint32_t countdown, rng = 0x2545f491;
 /* what a pair of clock reads adds to a sample: the least of a few pairs */
 static uint64_t read_cost_ns = UINT64_MAX;
@@ -74,24 +74,39 @@ void serve_times_begin(struct serve_sample *s)
 
 void serve_times_add(enum serve_kind kind, uint64_t tsc_ticks, const struct serve_sample *s)
 {
-	count[kind]++;
-	ticks[kind] += tsc_ticks;
+	sums.count[kind]++;
+	sums.ticks[kind] += tsc_ticks;
 	if (s->on) {
 		uint64_t end = cpu_times_thread_ns(), cpu = end - s->cpu_ns;
 
 		if (!s->cpu_ns || !end) /* a clock not read: no sample */
 			return;
-		sampled[kind]++;
-		sampled_ns[kind] += cpu > read_cost_ns ? cpu - read_cost_ns : 0;
+		sums.sampled[kind]++;
+		sums.sampled_ns[kind] += cpu > read_cost_ns ? cpu - read_cost_ns : 0;
 	}
 }
 
-void serve_times_totals(struct totals *t)
+void serve_times_get(struct serve_sums *s)
+{
+	*s = sums;
+}
+
+void serve_sums_add(struct serve_sums *sum, const struct serve_sums *s)
 {
 	for (int k = 0; k < SERVE_KINDS; k++) {
-		t->serve_count[k] = count[k];
-		t->serve_ns[k] = tsc_ticks_ns(ticks[k]);
-		t->serve_sampled[k] = sampled[k];
-		t->serve_cpu_ns[k] = serve_cpu_estimate(count[k], sampled[k], sampled_ns[k]);
+		sum->count[k] += s->count[k];
+		sum->ticks[k] += s->ticks[k];
+		sum->sampled[k] += s->sampled[k];
+		sum->sampled_ns[k] += s->sampled_ns[k];
+	}
+}
+
+void serve_sums_totals(const struct serve_sums *s, struct totals *t)
+{
+	for (int k = 0; k < SERVE_KINDS; k++) {
+		t->serve_count[k] = s->count[k];
+		t->serve_ns[k] = tsc_ticks_ns(s->ticks[k]);
+		t->serve_sampled[k] = s->sampled[k];
+		t->serve_cpu_ns[k] = serve_cpu_estimate(s->count[k], s->sampled[k], s->sampled_ns[k]);
 	}
 }

@@ -48,8 +48,14 @@ void serve_times_setup(void);
 /* Before a dispatch; then after it, its kind and the ticks since its arrival. */
 void serve_times_begin(struct serve_sample *s);
 void serve_times_add(enum serve_kind kind, uint64_t tsc_ticks, const struct serve_sample *s);
-/* The calling thread's sums so far, into the totals' serve_count, serve_ns, serve_sampled and
- * serve_cpu_ns. */
-void serve_times_totals(struct totals *t);
+/* One serving thread's sums, or several added (main, at the end of the run). */
+struct serve_sums {
+	uint64_t count[SERVE_KINDS], ticks[SERVE_KINDS], sampled[SERVE_KINDS], sampled_ns[SERVE_KINDS];
+};
+/* The calling thread's sums so far. */
+void serve_times_get(struct serve_sums *s);
+void serve_sums_add(struct serve_sums *sum, const struct serve_sums *s);
+/* s into the totals' serve_count, serve_ns, serve_sampled and serve_cpu_ns. */
+void serve_sums_totals(const struct serve_sums *s, struct totals *t);
 
 #endif

@@ -22,7 +22,7 @@ struct history {
 
 static _Thread_local struct history *table;   /* open addressing; o NULL: empty */
 static _Thread_local size_t nslots, nused;
-static _Thread_local uint64_t batch_ns, batch_patches, trap_ns, traps;
+static _Thread_local struct history_sums sums;
 static uint64_t stop_ns = DEFAULT_STOP_NS; /* set at start-up */
 
 static size_t hash(const struct object *exe, const struct object *o)
@@ -99,17 +99,30 @@ void history_note(uint64_t serial, const struct object *exe, const struct object
 		note(get(exe, o), serial, known, ran);
 }
 
-void history_costs(uint64_t *p_ns, uint64_t *m_ns)
+void history_sums_get(struct history_sums *s)
 {
-	*p_ns = batch_patches ? batch_ns / batch_patches : DEFAULT_BATCH_NS;
-	*m_ns = stop_ns + (traps ? trap_ns / traps : DEFAULT_TRAP_PATCH_NS);
+	*s = sums;
 }
 
-unsigned history_threshold_permille(void)
+void history_sums_add(struct history_sums *sum, const struct history_sums *s)
+{
+	sum->batch_ns += s->batch_ns;
+	sum->batch_patches += s->batch_patches;
+	sum->trap_ns += s->trap_ns;
+	sum->traps += s->traps;
+}
+
+void history_costs(const struct history_sums *s, uint64_t *p_ns, uint64_t *m_ns)
+{
+	*p_ns = s->batch_patches ? s->batch_ns / s->batch_patches : DEFAULT_BATCH_NS;
+	*m_ns = stop_ns + (s->traps ? s->trap_ns / s->traps : DEFAULT_TRAP_PATCH_NS);
+}
+
+unsigned history_threshold_permille(const struct history_sums *s)
 {
 	uint64_t p, m, t;
 
-	history_costs(&p, &m);
+	history_costs(s, &p, &m);
 	t = m ? 1000 * p / m : 1000;
 
 	return t < 10 ? 10 : t > 1000 ? 1000 : (unsigned)t;
@@ -124,19 +137,19 @@ bool history_wants(const struct object *exe, const struct object *o, uint32_t kn
 		return true; /* nothing known of the object's use yet */
 	ran = known < h->nran ? h->ran[known] : 0;
 	/* ran / images >= P / M */
-	return 1000 * ran >= (uint64_t)history_threshold_permille() * h->images;
+	return 1000 * ran >= (uint64_t)history_threshold_permille(&sums) * h->images;
 }
 
 void history_note_batch(uint64_t ns, uint64_t patches)
 {
-	batch_ns += ns;
-	batch_patches += patches;
+	sums.batch_ns += ns;
+	sums.batch_patches += patches;
 }
 
 void history_note_trap_patch(uint64_t ns)
 {
-	trap_ns += ns;
-	traps++;
+	sums.trap_ns += ns;
+	sums.traps++;
 }
 
 void history_set_stop_cost(uint64_t ns)
@@ -151,6 +164,5 @@ void history_free(void)
 	free(table);
 	table = NULL;
 	nslots = nused = 0;
-	batch_ns = batch_patches = trap_ns = traps = 0;
-	stop_ns = DEFAULT_STOP_NS;
+	sums = (struct history_sums){ 0 };
 }

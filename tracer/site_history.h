@@ -28,14 +28,25 @@ void history_note(uint64_t serial, const struct object *exe, const struct object
 /* Whether to write site `known` of o at the start of an image of exe. */
 bool history_wants(const struct object *exe, const struct object *o, uint32_t known);
 /* The costs, as measured: P from batches (ns for that many patches), M from the
- * calibrated stop and the patches written at traps. */
+ * calibrated stop (the run's, set at start-up) and the patches written at traps
+ * (the calling thread's). */
 void history_note_batch(uint64_t ns, uint64_t patches);
 void history_note_trap_patch(uint64_t ns);
 void history_set_stop_cost(uint64_t ns);
-/* P / M as it stands, in thousandths; and P and M in ns. */
-unsigned history_threshold_permille(void);
-void history_costs(uint64_t *p_ns, uint64_t *m_ns);
-/* Forgets everything (the end of the run; the unit tests). */
+
+/* What P and M are measured from: one serving thread's, or several added (main, at
+ * the end of the run). */
+struct history_sums {
+	uint64_t batch_ns, batch_patches, trap_ns, traps;
+};
+void history_sums_get(struct history_sums *s);
+void history_sums_add(struct history_sums *sum, const struct history_sums *s);
+/* P and M in ns from s (defaults for what was never measured), and P / M in
+ * thousandths. */
+void history_costs(const struct history_sums *s, uint64_t *p_ns, uint64_t *m_ns);
+unsigned history_threshold_permille(const struct history_sums *s);
+/* Forgets the calling thread's history and sums (its end; the unit tests); the stop
+ * cost stays the run's. */
 void history_free(void);
 
 #endif

@@ -347,4 +347,6 @@ void tasks_flush_all(void)
 		else
 			image_write(unwritten);
 	}
+	free(threads);
+	threads = NULL;
 }

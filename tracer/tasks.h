@@ -194,8 +194,8 @@ void tasks_on_image_complete(image_hook *fn);
  * child or its parent, counts as another). */
 bool thread_alone_in_memory(const struct thread *t);
 
-/* Ends every image still alive as running and hands them all to the writer
- * (offload.h). */
+/* Ends every image still alive as running, hands them all to the writer
+ * (offload.h) and frees the calling thread's tables. */
 void tasks_flush_all(void);
 
 #endif

@@ -12,8 +12,26 @@ static const char fake[8];
 #define LIBC ((const struct object *)&fake[3])
 #define LIBM ((const struct object *)&fake[4])
 
-/* Each test starts from nothing (history_free, also what the tracer does at the
- * end of a run), so that the tests stand alone without Check's fork too. */
+/* Each test starts from nothing (history_free, also what a serving thread does at
+ * its end) and sets the stop cost it assumes (the run's, which history_free leaves),
+ * so that the tests stand alone without Check's fork too. */
+
+/* The calling thread's P and M, and P / M. */
+static void costs(uint64_t *p, uint64_t *m)
+{
+	struct history_sums s;
+
+	history_sums_get(&s);
+	history_costs(&s, p, m);
+}
+
+static unsigned threshold(void)
+{
+	struct history_sums s;
+
+	history_sums_get(&s);
+	return history_threshold_permille(&s);
+}
 
 /* P = 6000 / 3 = 2000 ns; M = 5000 + (10000 + 30000) / 2 = 25000 ns: P/M = 80 permille */
 static void measure_80_permille(void)
@@ -30,11 +48,12 @@ START_TEST(defaults_until_measured)
 	uint64_t p, m;
 
 	history_free();
-	history_costs(&p, &m);
-	/* a batch write ~2 us, a stop ~5 us plus a patch at a trap ~20 us */
+	history_set_stop_cost(5000);
+	costs(&p, &m);
+	/* a batch write ~2 us, a stop (as calibrated) plus a patch at a trap ~20 us */
 	ck_assert_uint_eq(p, 2000);
 	ck_assert_uint_eq(m, 25000);
-	ck_assert_uint_eq(history_threshold_permille(), 80);
+	ck_assert_uint_eq(threshold(), 80);
 }
 END_TEST
 
@@ -43,17 +62,17 @@ START_TEST(costs_are_the_means_measured)
 	uint64_t p, m;
 
 	measure_80_permille();
-	history_costs(&p, &m);
+	costs(&p, &m);
 	ck_assert_uint_eq(p, 2000);
 	ck_assert_uint_eq(m, 25000);
-	ck_assert_uint_eq(history_threshold_permille(), 80);
+	ck_assert_uint_eq(threshold(), 80);
 	/* P = 10000 / 4 = 2500; M = 8000 + 20000; 1000 x 2500 / 28000 = 89.3 */
 	history_note_batch(4000, 1);
 	history_set_stop_cost(8000);
-	history_costs(&p, &m);
+	costs(&p, &m);
 	ck_assert_uint_eq(p, 2500);
 	ck_assert_uint_eq(m, 28000);
-	ck_assert_uint_eq(history_threshold_permille(), 89);
+	ck_assert_uint_eq(threshold(), 89);
 }
 END_TEST
 
@@ -153,7 +172,7 @@ START_TEST(thresholds_are_clamped)
 	/* P = 100, M = 1000000 + 20000: 0.098 permille, taken as 10 */
 	history_set_stop_cost(1000000);
 	history_note_batch(100, 1);
-	ck_assert_uint_eq(history_threshold_permille(), 10);
+	ck_assert_uint_eq(threshold(), 10);
 	/* at 10 permille: 1 of 100 images is enough, 1 of 101 is not */
 	for (uint64_t serial = 1; serial <= 100; serial++)
 		history_note(serial, EXE_A, LIBC, 0, serial == 1);
@@ -165,7 +184,7 @@ START_TEST(thresholds_are_clamped)
 	history_set_stop_cost(0);
 	history_note_trap_patch(1000);
 	history_note_batch(5000, 1);
-	ck_assert_uint_eq(history_threshold_permille(), 1000);
+	ck_assert_uint_eq(threshold(), 1000);
 	for (uint64_t serial = 1; serial <= 10; serial++) {
 		history_note(serial, EXE_A, LIBC, 0, true);
 		history_note(serial, EXE_A, LIBC, 1, serial > 1);
@@ -176,7 +195,7 @@ START_TEST(thresholds_are_clamped)
 	/* M = 0 (no stop, a free trap patch): 1000 */
 	history_set_stop_cost(0);
 	history_note_trap_patch(0);
-	ck_assert_uint_eq(history_threshold_permille(), 1000);
+	ck_assert_uint_eq(threshold(), 1000);
 }
 END_TEST
 
@@ -191,10 +210,13 @@ START_TEST(free_forgets_everything)
 	ten_images_of_a();
 	ck_assert(!history_wants(EXE_A, LIBC, 1));
 	history_free();
-	history_costs(&p, &m);
+	costs(&p, &m);
+	/* the measured P and trap cost forgotten; the run's stop cost kept */
 	ck_assert_uint_eq(p, 2000);
-	ck_assert_uint_eq(m, 25000);
-	ck_assert_uint_eq(history_threshold_permille(), 80);
+	ck_assert_uint_eq(m, 1020000);
+	ck_assert_uint_eq(threshold(), 10);
+	history_set_stop_cost(5000);
+	ck_assert_uint_eq(threshold(), 80);
 	ck_assert(history_wants(EXE_A, LIBC, 1));
 	ck_assert(history_wants(NULL, LIBC, 1));
 	/* and it starts again from nothing */
@@ -203,6 +225,29 @@ START_TEST(free_forgets_everything)
 	ck_assert(history_wants(EXE_A, LIBC, 0));
 	ck_assert(history_wants(EXE_A, LIBC, 1));
 	ck_assert(!history_wants(EXE_A, LIBC, 2));
+}
+END_TEST
+
+/* Two serving threads' sums, added at the end of the run, give the costs of all
+ * their batches and traps: not the mean of their means. */
+START_TEST(sums_of_threads_add)
+{
+	struct history_sums a = { 6000, 3, 10000, 1 }, b = { 4000, 1, 30000, 3 }, sum = { 0 };
+	uint64_t p, m;
+
+	history_free();
+	history_set_stop_cost(5000);
+	history_sums_add(&sum, &a);
+	history_sums_add(&sum, &b);
+	history_costs(&sum, &p, &m);
+	/* P = 10000 / 4; M = 5000 + 40000 / 4 */
+	ck_assert_uint_eq(p, 2500);
+	ck_assert_uint_eq(m, 15000);
+	ck_assert_uint_eq(history_threshold_permille(&sum), 166);
+	/* the calling thread's own sums are not touched */
+	costs(&p, &m);
+	ck_assert_uint_eq(p, 2000);
+	ck_assert_uint_eq(m, 25000);
 }
 END_TEST
 
@@ -236,5 +281,5 @@ Suite *site_history_suite(void)
 		defaults_until_measured, costs_are_the_means_measured, written_when_the_share_reaches_p_over_m,
 		a_new_executable_goes_by_all_images_of_the_object, an_unknown_executable_counts_once,
 		an_object_never_noted_is_wanted, thresholds_are_clamped, free_forgets_everything,
-		many_objects_keep_their_history, NULL });
+		sums_of_threads_add, many_objects_keep_their_history, NULL });
 }

@@ -1,0 +1,27 @@
+#include "serving_end.h"
+
+#include "held_statuses.h"
+#include "objects.h"
+#include "offload.h"
+#include "proc_maps.h"
+#include "tasks.h"
+
+void serving_end(struct serving_sums *s)
+{
+	tasks_flush_all();
+	offload_wait();
+	history_sums_get(&s->history);
+	serve_times_get(&s->serves);
+	call_times_get_stats(&s->call_times);
+	objects_free_all();
+	history_free();
+	proc_maps_free();
+	held_statuses_free();
+}
+
+void serving_sums_add(struct serving_sums *sum, const struct serving_sums *s)
+{
+	history_sums_add(&sum->history, &s->history);
+	serve_sums_add(&sum->serves, &s->serves);
+	call_times_stats_add(&sum->call_times, &s->call_times);
+}

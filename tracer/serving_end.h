@@ -1,0 +1,35 @@
+/* A serving thread's end (docs/scaling.md, "A per-thread finish step"): what it
+ * counted in its own thread-local state is published as sums, which main adds up
+ * once every serving thread has ended, and what it holds is freed, so that a
+ * thread that ends leaks nothing (LeakSanitizer runs in the tests).
+ *
+ *   serving thread                               main, after the serving threads
+ *   serving_end(&mine):
+ *     tasks_flush_all   every image ended, to the writer; tables freed
+ *     offload_wait      the writer done with them (their names are in this
+ *                       thread's object tables, freed below)
+ *     the sums          site history, serve times, call times -> mine
+ *     objects, site history, /proc/PID/maps descriptors, held statuses freed
+ *                                                serving_sums_add(&all, &mine)
+ *                                                offload_finish, the summary
+ *
+ * The stop cost, the options and the numbers set at start-up are the run's, not a
+ * thread's: they stay. */
+#ifndef SYSTRACE_SERVING_END_H
+#define SYSTRACE_SERVING_END_H
+
+#include "call_times.h"
+#include "serve_times.h"
+#include "site_history.h"
+
+struct serving_sums {
+	struct history_sums history;
+	struct serve_sums serves;
+	struct call_times_stats call_times;
+};
+
+/* The calling serving thread's end: its sums into *s. */
+void serving_end(struct serving_sums *s);
+void serving_sums_add(struct serving_sums *sum, const struct serving_sums *s);
+
+#endif
