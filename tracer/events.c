@@ -481,6 +481,11 @@ static void on_exec_event(struct thread *t)
 		struct thread *leader = t, *execer = thread_find((pid_t)former);
 
 		if (execer) {
+			/* the stop was the leader's: the execer's last call before its
+			 * execve, answered at the pad, is taken now, in the old image
+			 * (taken at its next stop, it was counted in the new one, at a
+			 * site of the old memory) */
+			results_on_stop(execer, PTRACE_EVENT_EXEC);
 			if (!leader->exit_event_seen)
 				leader->img->live_threads--;
 			thread_remove(leader);

@@ -210,6 +210,16 @@ if compare_inprocess exec_from_thread default "exit_group=1" "$P/exec_from_threa
 	expect_count "$T/exec_from_thread" x86_64 getppid 33 exec_from_thread
 fi
 expect_never_patched "$T/exec_from_thread" exec_from_thread
+# the same from a shell, whose libc's sites are known by then: the execve is made
+# in-process, and the exec is reported at the leader's stop. The execer's call
+# before it, answered at the pad, is its old image's (taken at the new image's first
+# stop, it made a record there of a site of the old memory with no syscall, which
+# the writer read out of bounds)
+# shellcheck disable=SC2016 # $0 and $1 are the inner shell's
+if compare_inprocess exec_from_thread_sh default "exit_group=2" sh -c '"$0" "$1"; true' "$P/exec_from_thread" \
+	"$P/getppid_loop"; then
+	expect_count "$T/exec_from_thread_sh" x86_64 getppid 34 "exec_from_thread from sh (33, and the shell's one)"
+fi
 if compare_inprocess signals default "exit_group=2 kill=1" "$P/signals"; then
 	expect_count "$T/signals" x86_64 rt_sigreturn 20 signals
 	expect_rows "$T/signals" getppid "5 20" signals
