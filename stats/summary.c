@@ -16,6 +16,8 @@
 	X(processes_library_ready) X(processes_without_library) \
 	X(wall_ns) X(tracer_cpu_ns) X(tracer_maxrss_kb) X(tracer_writer_cpu_ns) \
 	X(tracer_serving_cpu_ns) X(tracer_busy_permille)
+/* after tracer_run_delay_ns and tracer_nice */
+#define HANDOFF_FIELDS(X) X(tracer_handoffs) X(tracer_handoff_ns)
 /* the measured costs: empty when not measured */
 #define COST_FIELDS(X) X(stop_cost_ns) X(inprocess_cost_ns) X(saving_per_call_ns) X(calibration_ns) \
 	X(patch_cost_ns) X(break_even_calls) X(patches_not_amortized)
@@ -180,12 +182,13 @@ void summary_write_csv(FILE *f, const struct totals *totals)
 	csv_header(&w, (const char *const[]){ "metric", "value", NULL });
 #define ROW(name) metric_row(&w, #name, t->name, true);
 	TOTALS_FIELDS(ROW)
-#undef ROW
 	metric_row(&w, "tracer_run_delay_ns", t->tracer_run_delay_ns, t->run_delay_known);
 	snprintf(nice, sizeof(nice), "%d", t->tracer_nice);
 	csv_str(&w, "tracer_nice");
 	csv_str(&w, nice);
 	csv_end_row(&w);
+	HANDOFF_FIELDS(ROW)
+#undef ROW
 	n = serve_metrics(t, serve);
 	for (size_t i = 0; i < n; i++)
 		metric_row(&w, serve[i].name, serve[i].value, serve[i].known);
@@ -245,9 +248,10 @@ void summary_print(FILE *f, const struct totals *totals)
 	size_t n;
 #define LINE(name) metric_line(f, #name, t->name, true);
 	TOTALS_FIELDS(LINE)
-#undef LINE
 	metric_line(f, "tracer_run_delay_ns", t->tracer_run_delay_ns, t->run_delay_known);
 	fprintf(f, "tracer_nice: %d\n", t->tracer_nice);
+	HANDOFF_FIELDS(LINE)
+#undef LINE
 	n = serve_metrics(t, serve);
 	for (size_t i = 0; i < n; i++)
 		metric_line(f, serve[i].name, serve[i].value, serve[i].known);

@@ -19,6 +19,7 @@
 #include "counting.h"
 #include "early.h"
 #include "gate.h"
+#include "handoff.h"
 #include "held_statuses.h"
 #include "known_sites.h"
 #include "lib_hook.h"
@@ -462,6 +463,28 @@ static void on_clone_event(struct thread *t, int event)
 	resume(t->tid, PTRACE_CONT, 0);
 }
 
+static void on_death(struct thread *t, int status);
+
+/* An image handed to another tracer thread at its exec event: today to this one
+ * (handoff.h's test mode). False when it is not to be set up and resumed here: a
+ * status of it came on the way (held for the loop, as at its exec event, without
+ * the set-up), or it was killed while parked (ended so). */
+static bool hand_off(struct thread *t)
+{
+	struct handoff m;
+	enum handoff_result r = handoff_park(t, &m);
+
+	if (r == HANDOFF_PARKED)
+		r = handoff_take(&m);
+	if (r == HANDOFF_NONE || r == HANDOFF_TAKEN)
+		return true;
+	/* (the set-up names the executable otherwise) */
+	t->img->rec.exe = procfs_exe(t->tid);
+	if (r == HANDOFF_GONE)
+		on_death(t, SIGKILL);
+	return false;
+}
+
 static void on_exec_event(struct thread *t)
 {
 	uint64_t exec_at;
@@ -537,6 +560,8 @@ static void on_exec_event(struct thread *t)
 	known_sites_note_ran(old, exec_at);
 	image_end(old, IMAGE_EXECED, 0);
 	proc_maps_forget(tgid); /* its mappings are the new memory's */
+	if (handoff_wanted(t, root_pid) && !hand_off(t))
+		return;
 	early_on_exec(t);
 	if (!img->rec.exe)
 		img->rec.exe = procfs_exe(tgid);

@@ -15,6 +15,7 @@
 #include "events.h"
 #include "fd_limit.h"
 #include "gate.h"
+#include "handoff.h"
 #include "launch.h"
 #include "libc_calls.h"
 #include "library.h"
@@ -189,6 +190,7 @@ int main(int argc, char **argv)
 	proc_maps_setup();
 	procfs_setup();
 	serve_times_setup();
+	handoff_setup();
 	if (output_dir_open(&out, opt.output_dir, err, sizeof(err)) < 0) {
 		fprintf(stderr, "systrace: %s\n", err);
 		free(path);
@@ -280,6 +282,8 @@ int main(int argc, char **argv)
 	out.totals.tracer_nice = tracer_nice;
 	out.totals.run_delay_known = load.run_delay_known;
 	serve_sums_totals(&sums.serves, &out.totals);
+	out.totals.tracer_handoffs = sums.handoffs.count;
+	out.totals.tracer_handoff_ns = sums.handoffs.ns;
 	out.totals.tracer_cpu_ns = tracer_cpu_ns(&ru);
 	out.totals.tracer_writer_cpu_ns = offload_cpu_ns();
 	/* VmHWM, not ru_maxrss: Linux carries the parent's peak across fork and execve

@@ -13,6 +13,7 @@ void serving_end(struct serving_sums *s)
 	history_sums_get(&s->history);
 	serve_times_get(&s->serves);
 	call_times_get_stats(&s->call_times);
+	handoff_get_stats(&s->handoffs);
 	objects_free_all();
 	history_free();
 	proc_maps_free();
@@ -24,4 +25,6 @@ void serving_sums_add(struct serving_sums *sum, const struct serving_sums *s)
 	history_sums_add(&sum->history, &s->history);
 	serve_sums_add(&sum->serves, &s->serves);
 	call_times_stats_add(&sum->call_times, &s->call_times);
+	sum->handoffs.count += s->handoffs.count;
+	sum->handoffs.ns += s->handoffs.ns;
 }

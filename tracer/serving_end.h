@@ -8,7 +8,7 @@
  *     tasks_flush_all   every image ended, to the writer; tables freed
  *     offload_wait      the writer done with them (their names are in this
  *                       thread's object tables, freed below)
- *     the sums          site history, serve times, call times -> mine
+ *     the sums          site history, serve times, call times, hand-offs -> mine
  *     objects, site history, /proc/PID/maps descriptors, held statuses freed
  *                                                serving_sums_add(&all, &mine)
  *                                                offload_finish, the summary
@@ -19,6 +19,7 @@
 #define SYSTRACE_SERVING_END_H
 
 #include "call_times.h"
+#include "handoff.h"
 #include "serve_times.h"
 #include "site_history.h"
 
@@ -26,6 +27,7 @@ struct serving_sums {
 	struct history_sums history;
 	struct serve_sums serves;
 	struct call_times_stats call_times;
+	struct handoff_stats handoffs;
 };
 
 /* The calling serving thread's end: its sums into *s. */

@@ -14,6 +14,7 @@ Suite *site_table_suite(void);
 Suite *maps_suite(void);
 Suite *elf_object_suite(void);
 Suite *filter_suite(void);
+Suite *park_suite(void);
 Suite *filter_rewrite_suite(void);
 Suite *options_suite(void);
 Suite *proc_maps_suite(void);

@@ -4,11 +4,13 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "exec_blob.h"
 #include "filter.h"
 #include "gate.h"
+#include "park.h"
 #include "suites.h"
 
 /* Code for the gate page: syscall; ret. */
@@ -34,14 +36,15 @@ static long gate_syscall(long nr, long arg)
 
 /* In a child with the filter and no tracer, a traced call fails with ENOSYS while
  * the gate's calls go through (even its exit has to), and so do those of the
- * instrument and stackless gates and the set-up's mapping of the gate, but not those of another
- * `syscall` in the page. Exit code: 0 on success, else
+ * instrument and stackless gates, the set-up's mapping of the gate and the parking
+ * call of a hand-off, but not those of another `syscall` in the page. Exit code: 0 on success, else
  * which check failed. */
 static int child_checks(void)
 {
 	void *page = mmap((void *)SYSTRACE_GATE_ADDR, 4096, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	pid_t parent = getppid();
+	struct timespec no_wait = { 0, 0 };
 
 	if (page != (void *)SYSTRACE_GATE_ADDR)
 		return 10;
@@ -71,6 +74,21 @@ static int child_checks(void)
 		return 7;
 	if (mmap((char *)page + 4096, 4096, EXEC_BLOB_GATE_PROT, EXEC_BLOB_GATE_FLAGS, -1, 0) != MAP_FAILED || errno != ENOSYS)
 		return 8;
+	/* the parking ppoll goes through from anywhere (here with a timeout of 0: no
+	 * wait), one with either marking argument changed in either half does not */
+	if (syscall(SYS_ppoll, PARK_FDS, 0, &no_wait, NULL, PARK_SIGSETSIZE) != 0)
+		return 13;
+	if (syscall(SYS_ppoll, PARK_FDS + 8, 0, &no_wait, NULL, PARK_SIGSETSIZE) != -1 || errno != ENOSYS)
+		return 14;
+	if (syscall(SYS_ppoll, PARK_FDS + (1ULL << 32), 0, &no_wait, NULL, PARK_SIGSETSIZE) != -1 || errno != ENOSYS)
+		return 15;
+	if (syscall(SYS_ppoll, PARK_FDS, 0, &no_wait, NULL, PARK_SIGSETSIZE + 1) != -1 || errno != ENOSYS)
+		return 16;
+	if (syscall(SYS_ppoll, PARK_FDS, 0, &no_wait, NULL, PARK_SIGSETSIZE + (1ULL << 32)) != -1 || errno != ENOSYS)
+		return 17;
+	/* nor another call with its arguments */
+	if (syscall(SYS_poll, PARK_FDS, 0, 0, 0, PARK_SIGSETSIZE) != -1 || errno != ENOSYS)
+		return 18;
 	gate_syscall(SYS_exit_group, 0);
 	return 3;
 }

@@ -19,6 +19,7 @@ int main(void)
 	srunner_add_suite(runner, maps_suite());
 	srunner_add_suite(runner, elf_object_suite());
 	srunner_add_suite(runner, filter_suite());
+	srunner_add_suite(runner, park_suite());
 	srunner_add_suite(runner, filter_rewrite_suite());
 	srunner_add_suite(runner, options_suite());
 	srunner_add_suite(runner, proc_maps_suite());

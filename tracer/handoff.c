@@ -1,0 +1,156 @@
+#include "handoff.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "held_statuses.h"
+#include "launch.h"
+#include "park.h"
+#include "procfs.h"
+#include "tracee_wait.h"
+
+/* x86-64's user code segment: an i386 program's differs (and has no 64-bit vDSO) */
+#define USER_CS_64 0x33
+/* the words of an exec-time stack read for its auxiliary vector: argc, argv and envp
+ * before it (a command line longer than that is handed off with its vector read
+ * from /proc) */
+#define STACK_WORDS (4 * 4096 / 8)
+
+static bool every_exec;
+static bool vdso_known;
+static uint64_t vdso_syscall; /* its offset in the vDSO */
+static _Thread_local struct handoff_stats stats;
+
+void handoff_setup(void)
+{
+	const char *mode = getenv("SYSTRACE_TEST_HANDOFF");
+	const uint8_t *vdso = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
+
+	/* (the scan reads only what the vDSO's program headers say it holds) */
+	vdso_known = vdso && park_vdso_syscall(vdso, (size_t)1 << 20, &vdso_syscall);
+	if (!mode || !*mode)
+		return;
+	if (strcmp(mode, "every-exec")) {
+		fprintf(stderr, "systrace: warning: SYSTRACE_TEST_HANDOFF=%s: the one mode is every-exec; "
+				"no image is handed off\n", mode);
+		return;
+	}
+	every_exec = vdso_known;
+}
+
+bool handoff_wanted(const struct thread *t, pid_t command)
+{
+	return every_exec && t->img && !t->img->hidden && t->img->rec.pid != command && !t->img->own_filter
+	       && !t->ptracer && t->nested == NESTED_NONE && !t->log_is_waiting && !t->held;
+}
+
+/* The new image's vDSO, from its auxiliary vector: above its stack pointer, or in
+ * /proc/PID/auxv when argv and envp fill what was read. */
+static bool vdso_of(pid_t pid, uint64_t sp, uint64_t *vdso)
+{
+	static _Thread_local uint64_t words[STACK_WORDS];
+	struct iovec local = { words, sizeof(words) }, remote = { (void *)sp, sizeof(words) };
+	char path[64];
+	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	FILE *f;
+
+	if (n < 8 || !park_auxv_value(words, (size_t)n / 8, AT_SYSINFO_EHDR, vdso)) {
+		/* (a stack whose top is within those pages reads in part: the vector is
+		 * whole in what was read) */
+		snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+		if (!(f = fopen(path, "re")))
+			return false;
+		words[0] = 0; /* as argc 0, no argv, no envp: the pairs follow */
+		words[1] = words[2] = 0;
+		n = (ssize_t)fread(words + 3, 8, STACK_WORDS - 3, f);
+		fclose(f);
+		return park_auxv_value(words, (size_t)n + 3, AT_SYSINFO_EHDR, vdso);
+	}
+	return true;
+}
+
+/* Back as at the exec event, with the status that came on the way held. */
+static enum handoff_result put_back(const struct handoff *m, int status)
+{
+	struct user_regs_struct regs = m->regs;
+
+	regs.orig_rax = (uint64_t)-1;
+	if (WIFSTOPPED(status)) {
+		ptrace(PTRACE_SETREGS, m->tid, 0, &regs);
+		ptrace(PTRACE_SETSIGMASK, m->tid, sizeof(m->mask), &m->mask);
+	}
+	held_status_push(m->tid, status);
+	return HANDOFF_HELD;
+}
+
+enum handoff_result handoff_park(struct thread *t, struct handoff *m)
+{
+	struct user_regs_struct regs;
+	uint64_t all = ~(uint64_t)0, vdso;
+	int status;
+
+	m->tid = t->tid;
+	m->began_ns = monotonic_ns();
+	if (ptrace(PTRACE_GETREGS, m->tid, 0, &m->regs) < 0 || m->regs.cs != USER_CS_64
+	    || !vdso_of(m->tid, m->regs.rsp, &vdso) || ptrace(PTRACE_GETSIGMASK, m->tid, sizeof(m->mask), &m->mask) < 0
+	    || ptrace(PTRACE_SETSIGMASK, m->tid, sizeof(all), &all) < 0)
+		return HANDOFF_NONE;
+	regs = m->regs;
+	regs.rip = vdso + vdso_syscall;
+	regs.rdi = PARK_FDS;
+	regs.rsi = regs.rdx = regs.r10 = 0;
+	regs.r8 = PARK_SIGSETSIZE;
+	if (ptrace(PTRACE_SETREGS, m->tid, 0, &regs) < 0 || ptrace(PTRACE_CONT, m->tid, 0, 0) < 0) {
+		/* killed since it stopped: its exit event comes to the loop */
+		return HANDOFF_HELD;
+	}
+	if (!tracee_wait(m->tid, &status))
+		abort(); /* a tracee of this thread's is waited for by no one else */
+	/* the execve's return made a read at the vDSO's `syscall` */
+	if ((unsigned)status >> 16 != PTRACE_EVENT_SECCOMP || ptrace(PTRACE_GETREGS, m->tid, 0, &regs) < 0
+	    || regs.orig_rax != 0 || regs.rip != vdso + vdso_syscall + 2)
+		return put_back(m, status);
+	regs.orig_rax = SYS_ppoll;
+	if (ptrace(PTRACE_SETREGS, m->tid, 0, &regs) < 0 || ptrace(PTRACE_DETACH, m->tid, 0, 0) < 0)
+		return HANDOFF_HELD; /* killed in the stop: its exit event comes */
+	return HANDOFF_PARKED;
+}
+
+enum handoff_result handoff_take(const struct handoff *m)
+{
+	struct user_regs_struct regs = m->regs;
+	int status;
+
+	if (ptrace(PTRACE_SEIZE, m->tid, 0, LAUNCH_PTRACE_OPTIONS) < 0) {
+		/* ESRCH, or EPERM for a zombie: killed while parked. Anything else: left
+		 * parked, it would wait forever, so it is killed. */
+		if (errno != ESRCH)
+			kill(m->tid, SIGKILL);
+		return HANDOFF_GONE;
+	}
+	if (ptrace(PTRACE_INTERRUPT, m->tid, 0, 0) < 0 || !tracee_wait(m->tid, &status))
+		abort(); /* seized and alive or a zombie to report: it cannot fail */
+	if ((unsigned)status >> 16 != PTRACE_EVENT_STOP || WSTOPSIG(status) != SIGTRAP)
+		return put_back(m, status);
+	regs.orig_rax = (uint64_t)-1; /* the ppoll is not made again */
+	if (ptrace(PTRACE_SETREGS, m->tid, 0, &regs) < 0
+	    || ptrace(PTRACE_SETSIGMASK, m->tid, sizeof(m->mask), &m->mask) < 0)
+		return HANDOFF_HELD; /* killed in the trap: its exit event comes */
+	stats.count++;
+	stats.ns += monotonic_ns() - m->began_ns;
+	return HANDOFF_TAKEN;
+}
+
+void handoff_get_stats(struct handoff_stats *s)
+{
+	*s = stats;
+}
