@@ -925,7 +925,7 @@ static void forward_signal(int sig, pid_t from)
 	passing_from = from;
 	if (from >= 0) {
 		tasks_for_each_thread(note_own_copy_pending, NULL);
-		while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
+		while ((tid = waitpid(-1, &status, TRACEE_WAIT_FLAGS | WNOHANG)) > 0)
 			held_status_push(tid, status);
 		while (held_status_pop(&tid, &status))
 			serve(tid, status, tsc_now());
@@ -944,7 +944,7 @@ static void stop_when_tracees_have(int sig)
 
 	for (int quiet_rounds = 0; quiet_rounds < 4;) {
 		int status;
-		pid_t tid = held_status_pop(&tid, &status) ? tid : waitpid(-1, &status, __WALL | WNOHANG);
+		pid_t tid = held_status_pop(&tid, &status) ? tid : waitpid(-1, &status, TRACEE_WAIT_FLAGS | WNOHANG);
 
 		if (tid > 0) {
 			serve(tid, status, tsc_now());
@@ -984,7 +984,7 @@ static void collect_pending(void)
 	int status, n = 0;
 	pid_t tid;
 
-	while (n < BATCH_MAX && (tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
+	while (n < BATCH_MAX && (tid = waitpid(-1, &status, TRACEE_WAIT_FLAGS | WNOHANG)) > 0) {
 		held_status_push(tid, status);
 		n++;
 	}
@@ -1055,7 +1055,7 @@ void events_run(pid_t root, struct run_result *res)
 		/* the statuses held (threads stopped for a patch, a batch) come first */
 		if (held_status_pop(&tid, &status))
 			serve(tid, status, tsc_now());
-		else if ((tid = waitpid(-1, &status, __WALL)) > 0)
+		else if ((tid = waitpid(-1, &status, TRACEE_WAIT_FLAGS)) > 0)
 			serve_waited(tid, status, tsc_now());
 		else if (tid < 0 && errno == ECHILD)
 			break;

@@ -9,7 +9,7 @@ bool tracee_wait(pid_t tid, int *status)
 {
 	pid_t got;
 
-	while ((got = waitpid(tid, status, __WALL)) < 0 && errno == EINTR)
+	while ((got = waitpid(tid, status, TRACEE_WAIT_FLAGS)) < 0 && errno == EINTR)
 		;
 	return got == tid;
 }

@@ -72,6 +72,7 @@
 #include "held_statuses.h"
 #include "procfs.h"
 #include "results.h"
+#include "tracee_wait.h"
 
 /* How long a thread asked to stop may take before the patch waits for another trap. */
 #define STOP_TIMEOUT_NS (100 * 1000 * 1000)
@@ -167,7 +168,7 @@ static bool stop_sharers(struct sharers *sh, uint64_t lo, uint64_t hi)
 
 			if (!u || sh->stopped[i])
 				continue;
-			if (waitpid(u->tid, &status, __WALL | WNOHANG) == u->tid) {
+			if (waitpid(u->tid, &status, TRACEE_WAIT_FLAGS | WNOHANG) == u->tid) {
 				held_status_push(u->tid, status);
 				sh->stopped[i] = true;
 				waiting--;
