@@ -41,7 +41,7 @@ PROGRAMS    := $(PROGRAM_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%) \
 
 obj = $(addprefix $(BUILD)/$(1)/,$(addsuffix .o,$(basename $(2))))
 
-.PHONY: all deps check check-static check-unit check-e2e check-real stress install clean demo bench bench-inprocess bench-log2csv programs fuzz fuzz-deps
+.PHONY: all deps check check-static check-unit check-e2e check-e2e-threads check-real stress install clean demo bench bench-inprocess bench-log2csv programs fuzz fuzz-deps
 all: $(BUILD)/systrace $(BUILD)/systrace-stats
 
 # Install missing dependencies once (apt-get; see scripts/install-deps.sh).
@@ -115,7 +115,7 @@ $(BUILD)/tests/programs/%_clang: tests/programs/sanitized/%.c
 	@mkdir -p $(@D)
 	clang -O1 -g $(WARN) -fsanitize=address -pthread -o $@ $<
 
-check: check-static check-unit check-e2e
+check: check-static check-unit check-e2e check-e2e-threads
 # no include cycle among the modules of a folder (their layers: docs/architecture.md)
 check-static:
 	for d in common patcher stats tracer analyses; do python3 tests/static/include_layers.py $$d || exit 1; done
@@ -124,6 +124,11 @@ check-unit: $(BUILD)/unit-tests $(BUILD)/asan/unit-tests
 	$(BUILD)/asan/unit-tests
 check-e2e: $(BUILD)/systrace $(BUILD)/asan/systrace $(BUILD)/asan/systrace-stats $(PROGRAMS)
 	sh tests/e2e/run-all.sh $(BUILD)
+
+# the same with 4 serving threads and every exec handed to the next one, so that
+# every hazard test crosses threads (tracer/handoff.h, docs/scaling.md)
+check-e2e-threads: $(BUILD)/systrace $(BUILD)/asan/systrace $(BUILD)/asan/systrace-stats $(PROGRAMS)
+	SYSTRACE_TEST_THREADS=4 SYSTRACE_TEST_HANDOFF=every-exec sh tests/e2e/run-all.sh $(BUILD)
 
 # real programs (CPython's tests, git, xz, sort, libiberty, an interactive bash) under
 # systrace against native runs and perf's counts (tests/real/run.sh; about 8.5 minutes)

@@ -17,7 +17,7 @@
 	X(wall_ns) X(tracer_cpu_ns) X(tracer_maxrss_kb) X(tracer_writer_cpu_ns) \
 	X(tracer_serving_cpu_ns) X(tracer_busy_permille)
 /* after tracer_run_delay_ns and tracer_nice */
-#define HANDOFF_FIELDS(X) X(tracer_handoffs) X(tracer_handoff_ns)
+#define HANDOFF_FIELDS(X) X(tracer_threads) X(tracer_handoffs) X(tracer_handoff_ns)
 /* the measured costs: empty when not measured */
 #define COST_FIELDS(X) X(stop_cost_ns) X(inprocess_cost_ns) X(saving_per_call_ns) X(calibration_ns) \
 	X(patch_cost_ns) X(break_even_calls) X(patches_not_amortized)

@@ -43,9 +43,9 @@ struct totals {
 	bool run_delay_known;
 	uint64_t tracer_run_delay_ns;
 	int tracer_nice; /* the serving thread's nice value (tracer/tracer_nice.h) */
-	/* images handed from one tracer thread to another, and the time that took
-	 * (tracer/handoff.h) */
-	uint64_t tracer_handoffs, tracer_handoff_ns;
+	/* the threads that served stops (tracer/tracer_threads.h); the images handed
+	 * from one to another, and the time that took (tracer/handoff.h) */
+	uint64_t tracer_threads, tracer_handoffs, tracer_handoff_ns;
 	/* per serve_kind: the statuses served and the time from each one's arrival to
 	 * the end of its dispatch (tracer_serve_<kind>_count and _ns); how many of them
 	 * were sampled on the thread's CPU clock, and the kind's CPU estimated from

@@ -43,6 +43,7 @@
 #include "stops.h"
 #include "syscall_log.h"
 #include "tasks.h"
+#include "tracer_threads.h"
 #include "tracee_wait.h"
 #include "tsc_clock.h"
 
@@ -465,17 +466,12 @@ static void on_clone_event(struct thread *t, int event)
 
 static void on_death(struct thread *t, int status);
 
-/* An image handed to another tracer thread at its exec event: today to this one
- * (handoff.h's test mode). False when it is not to be set up and resumed here: a
- * status of it came on the way (held for the loop, as at its exec event, without
- * the set-up), or it was killed while parked (ended so). */
-static bool hand_off(struct thread *t)
+/* Where an image handed to this thread came to (handoff.h), or one that stayed:
+ * true when it is to be set up and resumed here, false when a status of it came on
+ * the way (held for the loop, as at its exec event, without the set-up) or it was
+ * killed while parked (ended so). */
+static bool handed(struct thread *t, enum handoff_result r)
 {
-	struct handoff m;
-	enum handoff_result r = handoff_park(t, &m);
-
-	if (r == HANDOFF_PARKED)
-		r = handoff_take(&m);
 	if (r == HANDOFF_NONE || r == HANDOFF_TAKEN)
 		return true;
 	/* (the set-up names the executable otherwise) */
@@ -485,8 +481,53 @@ static bool hand_off(struct thread *t)
 	return false;
 }
 
+/* The new image at its exec event: set up, and on its way. */
+static void set_up_image(struct thread *t)
+{
+	early_on_exec(t);
+	if (!t->img->rec.exe)
+		t->img->rec.exe = procfs_exe(t->tid);
+	resume(t->tid, PTRACE_CONT, 0); /* counted: its exit stop is not needed */
+}
+
+/* t's new image handed to serving thread `to` (tracer_threads.h), this one under
+ * the test mode with one thread: false when it is not to be set up here. */
+static bool hand_off(struct thread *t, unsigned to)
+{
+	struct inbox_item item = { .kind = INBOX_IMAGE };
+	enum handoff_result r = handoff_park(t, &item.handoff);
+
+	if (r == HANDOFF_PARKED && to != tracer_threads_me()) {
+		thread_give(t);
+		item.handoff.thread = t;
+		tracer_threads_post(to, &item);
+		return false;
+	}
+	if (r == HANDOFF_PARKED)
+		r = handoff_take(&item.handoff);
+	return handed(t, r);
+}
+
+static void pass_on_here(int sig, pid_t from);
+
+/* What another serving thread posted to this one. */
+static void take_posted(struct inbox_item *item)
+{
+	struct thread *t = item->handoff.thread;
+
+	if (item->kind == INBOX_SIGNAL) {
+		pass_on_here(item->sig, item->from);
+		return;
+	}
+	thread_take(t);
+	placement_adopt(t);
+	if (handed(t, handoff_take(&item->handoff)))
+		set_up_image(t);
+}
+
 static void on_exec_event(struct thread *t)
 {
+	int to;
 	uint64_t exec_at;
 	unsigned long former;
 	struct image *old = t->img, *img;
@@ -560,12 +601,9 @@ static void on_exec_event(struct thread *t)
 	known_sites_note_ran(old, exec_at);
 	image_end(old, IMAGE_EXECED, 0);
 	proc_maps_forget(tgid); /* its mappings are the new memory's */
-	if (handoff_wanted(t, root_pid) && !hand_off(t))
+	if (handoff_possible(t, root_pid) && (to = tracer_threads_pick()) >= 0 && !hand_off(t, (unsigned)to))
 		return;
-	early_on_exec(t);
-	if (!img->rec.exe)
-		img->rec.exe = procfs_exe(tgid);
-	resume(t->tid, PTRACE_CONT, 0); /* counted: its exit stop is not needed */
+	set_up_image(t);
 }
 
 /* A thread killed (another thread's exit_group, a fatal signal) while in a seccomp
@@ -913,14 +951,11 @@ static void pass_on(struct thread *t, void *arg)
  * (waitpid reports it from its dequeue on) or held, or was seen already
  * (note_own_copy_taken), with the same sender. Left open: a delivery stop reported
  * and served in the microseconds between the kernel queueing the two copies. */
-static void forward_signal(int sig, pid_t from)
+static void pass_on_here(int sig, pid_t from)
 {
 	int status;
 	pid_t tid;
 
-	/* no job is left to stop (terminal_stop_after_root) */
-	if (result->root_status_known && is_stop_signal(sig))
-		return;
 	passing_sig = sig;
 	passing_from = from;
 	if (from >= 0) {
@@ -932,6 +967,17 @@ static void forward_signal(int sig, pid_t from)
 	}
 	passing_sig = 0;
 	tasks_for_each_thread(pass_on, &sig);
+}
+
+/* (in the first serving thread: each other passes it on to its own tracees) */
+static void forward_signal(int sig, pid_t from)
+{
+	/* no job is left to stop (terminal_stop_after_root) */
+	if (result->root_status_known && is_stop_signal(sig))
+		return;
+	if (tracer_threads_count() > 1)
+		tracer_threads_post_all(&(struct inbox_item){ .kind = INBOX_SIGNAL, .sig = sig, .from = from });
+	pass_on_here(sig, from);
 }
 
 /* The command stopped (Ctrl-Z, a background job's SIGTTIN or SIGTTOU, a SIGSTOP):
@@ -1025,7 +1071,7 @@ void events_setup(void)
 	nested_setup(resume);
 }
 
-void events_run(pid_t root, struct run_result *res)
+void events_begin(pid_t root, struct run_result *res)
 {
 	struct image *launcher;
 
@@ -1035,14 +1081,22 @@ void events_run(pid_t root, struct run_result *res)
 	library_image_starts(launcher, NULL, false);
 	launcher->hidden = true;
 	thread_add(root, launcher, THREAD_RUNNING)->pinned = true; /* placement_start came first */
+}
+
+void events_run(void)
+{
+	bool first = tracer_threads_me() == 0;
+
 	for (;;) {
+		struct inbox_item item;
 		int status;
 		pid_t tid, from;
 
 		if (signals_give_up)
 			break;
-		/* first: what forward_signal serves may be the command's stop */
-		for (int sig; (sig = signals_take_forward(&from)) || (sig = signals_take_stop_forward(&from));)
+		/* first: what forward_signal serves may be the command's stop (the
+		 * signals sent to systrace are the first thread's) */
+		for (int sig; first && ((sig = signals_take_forward(&from)) || (sig = signals_take_stop_forward(&from)));)
 			forward_signal(sig, from);
 		if (root_stopped_by) {
 			int sig = root_stopped_by;
@@ -1052,12 +1106,17 @@ void events_run(pid_t root, struct run_result *res)
 		}
 		if (placement_due)
 			placement_check();
-		/* the statuses held (threads stopped for a patch, a batch) come first */
-		if (held_status_pop(&tid, &status))
+		/* what another serving thread posted, then the statuses held (threads
+		 * stopped for a patch, a batch) */
+		if (tracer_threads_take(&item))
+			take_posted(&item);
+		else if (held_status_pop(&tid, &status))
 			serve(tid, status, tsc_now());
 		else if ((tid = waitpid(-1, &status, TRACEE_WAIT_FLAGS)) > 0)
 			serve_waited(tid, status, tsc_now());
-		else if (tid < 0 && errno == ECHILD)
+		else if (tid < 0 && errno == ECHILD && !tracer_threads_idle())
 			break;
 	}
+	if (signals_give_up && first)
+		tracer_threads_stop_all();
 }

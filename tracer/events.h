@@ -15,7 +15,12 @@ struct run_result {
 
 /* At start-up: the numbers of the calls the loop treats specially. */
 void events_setup(void);
-/* Traces root (seized, about to execve the command) and all it starts. */
-void events_run(pid_t root, struct run_result *result);
+/* Before any serving thread serves: root (seized by the calling thread, about to
+ * execve the command) is the command, whose end goes into *result. */
+void events_begin(pid_t root, struct run_result *result);
+/* Each serving thread's loop (tracer_threads.h): the command and all it starts, as
+ * far as they are the calling thread's; returns when none is left anywhere, or the
+ * run gives up. */
+void events_run(void);
 
 #endif

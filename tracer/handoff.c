@@ -44,12 +44,17 @@ void handoff_setup(void)
 				"no image is handed off\n", mode);
 		return;
 	}
-	every_exec = vdso_known;
+	every_exec = true;
 }
 
-bool handoff_wanted(const struct thread *t, pid_t command)
+bool handoff_every_exec(void)
 {
-	return every_exec && t->img && !t->img->hidden && t->img->rec.pid != command && !t->img->own_filter
+	return every_exec;
+}
+
+bool handoff_possible(const struct thread *t, pid_t command)
+{
+	return vdso_known && t->img && !t->img->hidden && t->img->rec.pid != command && !t->img->own_filter
 	       && !t->ptracer && t->nested == NESTED_NONE && !t->log_is_waiting && !t->held;
 }
 

@@ -35,9 +35,10 @@
  *   the receiver ends it as killed (HANDOFF_GONE). A seize refused for any other
  *   reason kills it too: left parked, it would wait forever.
  *
- * With one tracer thread, SYSTRACE_TEST_HANDOFF=every-exec in systrace's
- * environment hands every image that can be handed off back to the same thread
- * (detached, then seized again), so that the mechanism runs under every test. */
+ * SYSTRACE_TEST_HANDOFF=every-exec in systrace's environment hands every image that
+ * can be handed off to the next serving thread (tracer_threads.h), with one thread
+ * back to the same one (detached, then seized again), so that the mechanism runs
+ * under every test. */
 #ifndef SYSTRACE_HANDOFF_H
 #define SYSTRACE_HANDOFF_H
 
@@ -50,6 +51,7 @@
 /* What crosses from the sender to the receiver besides the thread's record. */
 struct handoff {
 	pid_t tid;
+	struct thread *thread;        /* its record, out of the sender's tables */
 	struct user_regs_struct regs; /* at the exec event */
 	uint64_t mask;
 	uint64_t began_ns;
@@ -66,12 +68,14 @@ enum handoff_result {
 
 /* At start-up: the vDSO's `syscall` and the test mode. */
 void handoff_setup(void);
-/* Whether t, at its exec event, is one that the test mode hands off: never the
- * command (whose pid is command: systrace's own child stays with the thread that
- * forked it), an image whose own filter may refuse the parking call, one a traced
- * program has ptrace-attached, one whose execve's log entry waits for its result,
- * one with a status held; an i386 one is not parked (handoff_park). */
-bool handoff_wanted(const struct thread *t, pid_t command);
+bool handoff_every_exec(void);
+/* Whether t, at its exec event, may be handed off: never the command (whose pid is
+ * command: systrace's own child stays with the thread that forked it), an image
+ * whose own filter may refuse the parking call, one a traced program has
+ * ptrace-attached, one whose execve's log entry waits for its result, one with a
+ * status held; nor when there is no vDSO to park at. An i386 one is not parked
+ * (handoff_park). */
+bool handoff_possible(const struct thread *t, pid_t command);
 /* The sender's part, at t's exec event. */
 enum handoff_result handoff_park(struct thread *t, struct handoff *m);
 /* The receiver's part. */

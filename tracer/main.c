@@ -37,6 +37,7 @@
 #include "syscall_log.h"
 #include "tasks.h"
 #include "tracer_nice.h"
+#include "tracer_threads.h"
 #include "tsc_clock.h"
 
 enum { EXIT_SYSTRACE_FAILED = 125, EXIT_CANNOT_EXECUTE = 126, EXIT_NOT_FOUND = 127 };
@@ -160,8 +161,9 @@ int main(int argc, char **argv)
 	struct options opt;
 	struct output_dir out;
 	struct run_result run = { 0 };
-	/* one serving thread's sums, and all of them (one thread today) */
+	/* the first serving thread's sums, and all of them; their object caches */
 	struct serving_sums mine, sums = { 0 };
+	struct object **objects[TRACER_THREADS_MAX] = { 0 };
 	struct rusage ru;
 	char err[512], *path;
 	int status, tracer_nice;
@@ -221,7 +223,8 @@ int main(int argc, char **argv)
 	 * and page faults were half of image_new) */
 	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	offload_start(&out); /* before placement pins this thread to a CPU */
-	placement_start(); /* after signals_setup: the command gets the inherited SIGALRM */
+	/* after signals_setup: the command gets the inherited SIGALRM */
+	placement_start(opt.tracer_threads > 1);
 	/* a thread's waiting log entry before the in-process ones its slot holds */
 	tasks_on_thread_leave(syscall_log_unfinished);
 	tasks_on_thread_leave(nested_thread_leaves);
@@ -245,13 +248,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "systrace: warning: --tracer-nice=%d: the system does not let the tracer go that far "
 				"(it needs CAP_SYS_NICE or a higher RLIMIT_NICE); it serves the stops at nice %d\n",
 			opt.tracer_nice, tracer_nice);
-	events_run(root, &run);
+	events_begin(root, &run);
+	tracer_threads_start(opt.tracer_threads, events_run);
+	events_run();
+	tracer_threads_join(&sums, objects);
 	if (signals_give_up)
 		fprintf(stderr, "systrace: interrupted three times: stopping; processes still running "
 				"are killed and reported as running\n");
-	serving_end(&mine);
+	objects[0] = serving_end(&mine);
 	serving_sums_add(&sums, &mine);
 	offload_finish(); /* the totals and the files are this thread's again */
+	for (unsigned i = 0; i < tracer_threads_count(); i++)
+		objects_free(objects[i]);
 	history_costs(&sums.history, &out.totals.batch_patch_ns, &out.totals.miss_ns);
 	out.totals.known_threshold_permille = history_threshold_permille(&sums.history);
 	region_destroy();
@@ -282,6 +290,7 @@ int main(int argc, char **argv)
 	out.totals.tracer_nice = tracer_nice;
 	out.totals.run_delay_known = load.run_delay_known;
 	serve_sums_totals(&sums.serves, &out.totals);
+	out.totals.tracer_threads = tracer_threads_count();
 	out.totals.tracer_handoffs = sums.handoffs.count;
 	out.totals.tracer_handoff_ns = sums.handoffs.ns;
 	out.totals.tracer_cpu_ns = tracer_cpu_ns(&ru);

@@ -744,13 +744,25 @@ void objects_end(void)
 	proc_maps_close(&maps);
 }
 
-void objects_free_all(void)
+struct object **objects_release(void)
 {
-	for (size_t b = 0; buckets && b < OBJECT_BUCKETS; b++) {
-		while (buckets[b]) {
-			struct object *o = buckets[b];
+	struct object **all = buckets;
 
-			buckets[b] = o->next;
+	buckets = NULL;
+	last_object = NULL;
+	nchecked = 0;
+	npinned = 0;
+	max_pinned = MAX_PINNED;
+	return all;
+}
+
+void objects_free(struct object **all)
+{
+	for (size_t b = 0; all && b < OBJECT_BUCKETS; b++) {
+		while (all[b]) {
+			struct object *o = all[b];
+
+			all[b] = o->next;
 			elf_object_free(&o->elf);
 			code_scan_free(&o->scan);
 			free(o->known);
@@ -769,8 +781,5 @@ void objects_free_all(void)
 			free(o);
 		}
 	}
-	free(buckets);
-	buckets = NULL;
-	npinned = 0;
-	max_pinned = MAX_PINNED;
+	free(all);
 }

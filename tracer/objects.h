@@ -141,7 +141,11 @@ bool objects_vaddr_of_offset(const struct object *o, uint64_t file_offset, uint6
 /* At start-up: where the sweeps are kept between runs (patcher/scan_cache.h), and
  * the pins' release when descriptors run short (fd_limit.h). */
 void objects_setup(void);
-/* Frees every object read so far (at the end of the run). */
-void objects_free_all(void);
+/* The calling thread's objects, taken out of its cache (its end); and freed, once
+ * the writer has written every image whose sites name them (after offload_finish:
+ * an image handed from one tracer thread to another carries names of the
+ * sender's objects). */
+struct object **objects_release(void);
+void objects_free(struct object **all);
 
 #endif

@@ -95,11 +95,6 @@ static bool offload_drain(void)
 	return any;
 }
 
-void offload_wait(void)
-{
-	offload_drain();
-}
-
 void offload_start(struct output_dir *d)
 {
 	sigset_t all, before;

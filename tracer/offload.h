@@ -40,9 +40,6 @@ void offload_start(struct output_dir *d);
 void offload_image(const struct image_record *rec, void (*done)(void *), void *arg);
 /* Closes fd after the images handed over before it. */
 void offload_close(int fd);
-/* Everything the calling thread handed over done (a serving thread's end: its
- * images' names are in its own tables, freed next). */
-void offload_wait(void);
 /* Everything handed over done, the writer gone. */
 void offload_finish(void);
 /* The CPU time the writer used (user + system), once finished. */

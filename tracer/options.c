@@ -8,6 +8,7 @@
 
 #include "shared_region.h"
 #include "tracer_nice.h"
+#include "tracer_threads.h"
 
 #ifndef SYSTRACE_VERSION
 #define SYSTRACE_VERSION "0.1"
@@ -50,15 +51,33 @@ static void usage(FILE *f)
 	      "      --tracer-nice=N  added to the nice value of the thread that serves the\n"
 	      "                       stops, as nice -n does (default -20: served sooner\n"
 	      "                       under load, where the system allows it; 0: as is)\n"
+	      "      --tracer-threads=N  threads that serve the stops (default 1): a process\n"
+	      "                       moves to a less busy one when it execs\n"
 	      "  -h, --help           show this help\n"
 	      "      --version        show the version\n\n"
 	      "Exit status: COMMAND's own; 128+N if it was killed by signal N; 127 if COMMAND\n"
 	      "is not found, 126 if it cannot be executed, 125 if systrace itself fails.\n", f);
 }
 
+/* A number from 1 to max, for option `name`; false with a message. */
+static bool count_of(const char *name, const char *arg, unsigned long max, unsigned *n)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || v == 0 || v > max || arg[0] == '-') {
+		fprintf(stderr, "systrace: %s needs a number from 1 to %lu, not '%s'\n", name, max, arg);
+		return false;
+	}
+	*n = (unsigned)v;
+	return true;
+}
+
 enum options_result options_parse(struct options *o, int argc, char **argv)
 {
-	enum { OPT_STATS = 256, OPT_PATCH, OPT_PREPATCH, OPT_SLOTS, OPT_LOG, OPT_TIME, OPT_LIBC_CALLS, OPT_NICE, OPT_VERSION };
+	enum { OPT_STATS = 256, OPT_PATCH, OPT_PREPATCH, OPT_SLOTS, OPT_LOG, OPT_TIME, OPT_LIBC_CALLS, OPT_NICE, OPT_THREADS, OPT_VERSION };
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "summary", no_argument, NULL, 'c' },
@@ -71,14 +90,17 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 		{ "time", no_argument, NULL, OPT_TIME },
 		{ "libc-calls", no_argument, NULL, OPT_LIBC_CALLS },
 		{ "tracer-nice", required_argument, NULL, OPT_NICE },
+		{ "tracer-threads", required_argument, NULL, OPT_THREADS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
+	bool threads_given = false;
+	const char *test_threads;
 
 	*o = (struct options){ .output_dir = "systrace-out", .patch = PATCH_SAFE, .region_slots = REGION_DEFAULT_SLOTS,
-			       .tracer_nice = TRACER_NICE_DEFAULT };
+			       .tracer_nice = TRACER_NICE_DEFAULT, .tracer_threads = 1 };
 	opterr = 0;
 	/* '+': stop at the command, so that its own options stay its own */
 	while ((c = getopt_long(argc, argv, "+:o:cS:h", longs, NULL)) != -1) {
@@ -110,19 +132,15 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 			o->patch = (enum patch_mode)m;
 			break;
 		}
-		case OPT_SLOTS: {
-			char *end;
-			unsigned long n;
-
-			errno = 0;
-			n = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || n == 0 || n > 1000000 || optarg[0] == '-') {
-				fprintf(stderr, "systrace: --region-slots needs a number from 1 to 1000000, not '%s'\n", optarg);
+		case OPT_SLOTS:
+			if (!count_of("--region-slots", optarg, 1000000, &o->region_slots))
 				return OPTIONS_USAGE_ERROR;
-			}
-			o->region_slots = (unsigned)n;
 			break;
-		}
+		case OPT_THREADS:
+			if (!count_of("--tracer-threads", optarg, TRACER_THREADS_MAX, &o->tracer_threads))
+				return OPTIONS_USAGE_ERROR;
+			threads_given = true;
+			break;
 		case OPT_NICE: {
 			char *end;
 			long n;
@@ -160,6 +178,17 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 	}
 	if (o->prepatch && o->patch == PATCH_OFF) {
 		fputs("systrace: --prepatch needs patching on (it cannot go with --patch=off)\n", stderr);
+		return OPTIONS_USAGE_ERROR;
+	}
+	/* the test suite's way to run every test with several serving threads
+	 * (docs/scaling.md): the default, where --log does not need one */
+	if (!threads_given && !o->log && (test_threads = getenv("SYSTRACE_TEST_THREADS")) && *test_threads
+	    && !count_of("SYSTRACE_TEST_THREADS", test_threads, TRACER_THREADS_MAX, &o->tracer_threads))
+		return OPTIONS_USAGE_ERROR;
+	if (o->tracer_threads > 1 && o->log) {
+		/* the log's buffer and its entries' order are one thread's */
+		fputs("systrace: --tracer-threads cannot go with --log (the log is written by one serving thread)\n",
+		      stderr);
 		return OPTIONS_USAGE_ERROR;
 	}
 	if (o->time && o->log) {

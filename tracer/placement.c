@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -28,10 +29,16 @@
 #define CHECK_EVERY_NS (4 * 1000 * 1000)
 #define TICK_US 16000
 
-volatile int placement_due;
-static bool active;
-static uint64_t last_check_ns;
-static cpu_set_t allowed, tracer_cpu;
+_Thread_local volatile sig_atomic_t placement_due;
+/* each serving thread's: its CPU, shared with the tracees that stop often */
+static _Thread_local bool active;
+static _Thread_local uint64_t last_check_ns;
+static _Thread_local cpu_set_t tracer_cpu;
+static _Thread_local timer_t tick;
+static _Thread_local bool ticking;
+/* set before the other serving threads start: where they may run, and the first's CPU */
+static cpu_set_t allowed;
+static int first_cpu = -1;
 
 static void on_tick(int sig)
 {
@@ -39,24 +46,63 @@ static void on_tick(int sig)
 	placement_due = 1;
 }
 
-void placement_start(void)
+/* SIGALRM every TICK_US to the calling thread alone (each serving thread waits in
+ * waitpid for its own tracees). */
+static void start_tick(void)
 {
-	struct sigaction sa;
-	struct itimerval every = { { 0, TICK_US }, { 0, TICK_US } };
-	int cpu = sched_getcpu();
+	struct sigevent ev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SIGALRM };
+	struct itimerspec every = { { 0, TICK_US * 1000 }, { 0, TICK_US * 1000 } };
 
-	if (cpu < 0 || sched_getaffinity(0, sizeof(allowed), &allowed) < 0 || CPU_COUNT(&allowed) < 2)
-		return;
+	ev._sigev_un._tid = gettid(); /* (glibc 2.36 names no field for it) */
+	if (timer_create(CLOCK_MONOTONIC, &ev, &tick) == 0)
+		ticking = timer_settime(tick, 0, &every, NULL) == 0 || timer_delete(tick) != 0;
+}
+
+/* Pins the calling thread to cpu. */
+static bool pin_to(int cpu)
+{
 	CPU_ZERO(&tracer_cpu);
 	CPU_SET(cpu, &tracer_cpu);
-	if (sched_setaffinity(0, sizeof(tracer_cpu), &tracer_cpu) < 0)
-		return;
+	return sched_setaffinity(0, sizeof(tracer_cpu), &tracer_cpu) == 0;
+}
+
+void placement_start(bool tick_anyway)
+{
+	struct sigaction sa;
+	int cpu = sched_getcpu();
+
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_tick; /* no SA_RESTART: the loop's waitpid returns to look */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, NULL);
-	setitimer(ITIMER_REAL, &every, NULL);
-	active = true;
+	active = cpu >= 0 && sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && CPU_COUNT(&allowed) >= 2
+		 && pin_to(cpu);
+	if (active)
+		first_cpu = cpu;
+	if (active || tick_anyway)
+		start_tick();
+}
+
+void placement_thread_start(unsigned index)
+{
+	int n = CPU_COUNT(&allowed), k, cpu = first_cpu;
+
+	/* the allowed CPU index places after the first thread's, round the set */
+	if (first_cpu >= 0 && n >= 2) {
+		for (k = (int)(index % (unsigned)n); k > 0; k--)
+			do
+				cpu = (cpu + 1) % CPU_SETSIZE;
+			while (!CPU_ISSET(cpu, &allowed));
+		active = pin_to(cpu);
+	}
+	start_tick();
+}
+
+void placement_thread_end(void)
+{
+	if (ticking)
+		timer_delete(tick);
+	ticking = false;
 }
 
 static void set_pinned(struct thread *t, bool pinned)
@@ -86,6 +132,12 @@ void placement_note_stop(struct thread *t, uint64_t now_ns)
 	}
 	t->last_stop_ns = now_ns;
 	t->next_check_ns = 0;
+}
+
+void placement_adopt(struct thread *t)
+{
+	if (t->pinned)
+		set_pinned(t, active);
 }
 
 void placement_inherit(struct thread *child, const struct thread *creator)

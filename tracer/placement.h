@@ -6,17 +6,29 @@
 #ifndef SYSTRACE_PLACEMENT_H
 #define SYSTRACE_PLACEMENT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "tasks.h"
 
-/* Pins the tracer to the CPU it runs on (the command, started after this, inherits
- * it) and starts the periodic check. Does nothing when only one CPU is allowed. */
-void placement_start(void);
+/* Pins the first serving thread to the CPU it runs on (the command, started after
+ * this, inherits it) and starts its periodic check, a SIGALRM to it alone; when
+ * only one CPU is allowed nothing is pinned, and the tick runs only if
+ * tick_anyway (several serving threads: it also bounds the wait of a hand-off
+ * whose wake-up came just before the receiver's waitpid). */
+void placement_start(bool tick_anyway);
+/* In each other serving thread, numbered index from 1: pinned to the index-th
+ * allowed CPU after the first's, with its own tick. */
+void placement_thread_start(unsigned index);
+/* A serving thread's end: its tick stops. */
+void placement_thread_end(void);
 /* At every stop of t, with the time: a thread that stops in quick succession is
  * brought back to the tracer's CPU. */
 void placement_note_stop(struct thread *t, uint64_t now_ns);
+/* An image handed to this serving thread (tracer_threads.h): pinned to its CPU
+ * where it was pinned to the sender's. */
+void placement_adopt(struct thread *t);
 /* A new thread or process, placed as its creator. */
 void placement_inherit(struct thread *child, const struct thread *creator);
 /* The placement must not show: at the entry of sched_getaffinity (target: the thread
@@ -31,6 +43,6 @@ void placement_rewrite_mask(struct thread *caller, uint64_t buf, long len);
 /* Called from the event loop when the periodic check is due (placement_due set). */
 void placement_check(void);
 
-extern volatile int placement_due;
+extern _Thread_local volatile sig_atomic_t placement_due;
 
 #endif

@@ -1,23 +1,22 @@
 #include "serving_end.h"
 
 #include "held_statuses.h"
-#include "objects.h"
-#include "offload.h"
+#include "placement.h"
 #include "proc_maps.h"
 #include "tasks.h"
 
-void serving_end(struct serving_sums *s)
+struct object **serving_end(struct serving_sums *s)
 {
 	tasks_flush_all();
-	offload_wait();
 	history_sums_get(&s->history);
 	serve_times_get(&s->serves);
 	call_times_get_stats(&s->call_times);
 	handoff_get_stats(&s->handoffs);
-	objects_free_all();
 	history_free();
 	proc_maps_free();
 	held_statuses_free();
+	placement_thread_end();
+	return objects_release();
 }
 
 void serving_sums_add(struct serving_sums *sum, const struct serving_sums *s)

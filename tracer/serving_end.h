@@ -6,12 +6,17 @@
  *   serving thread                               main, after the serving threads
  *   serving_end(&mine):
  *     tasks_flush_all   every image ended, to the writer; tables freed
- *     offload_wait      the writer done with them (their names are in this
- *                       thread's object tables, freed below)
  *     the sums          site history, serve times, call times, hand-offs -> mine
- *     objects, site history, /proc/PID/maps descriptors, held statuses freed
+ *     site history, /proc/PID/maps descriptors, held statuses freed; its
+ *     object cache taken out, returned
  *                                                serving_sums_add(&all, &mine)
- *                                                offload_finish, the summary
+ *                                                offload_finish
+ *                                                objects_free(each cache)
+ *                                                the summary
+ *
+ * The object caches go last: an image handed from one tracer thread to another
+ * carries names of the sender's objects, and is written by the writer when the
+ * receiver ends it.
  *
  * The stop cost, the options and the numbers set at start-up are the run's, not a
  * thread's: they stay. */
@@ -20,6 +25,7 @@
 
 #include "call_times.h"
 #include "handoff.h"
+#include "objects.h"
 #include "serve_times.h"
 #include "site_history.h"
 
@@ -30,8 +36,9 @@ struct serving_sums {
 	struct handoff_stats handoffs;
 };
 
-/* The calling serving thread's end: its sums into *s. */
-void serving_end(struct serving_sums *s);
+/* The calling serving thread's end: its sums into *s; its object cache, to be
+ * freed (objects_free) once the writer is done. */
+struct object **serving_end(struct serving_sums *s);
 void serving_sums_add(struct serving_sums *sum, const struct serving_sums *s);
 
 #endif

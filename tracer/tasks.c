@@ -76,6 +76,42 @@ static void unlink_thread(struct thread *t)
 	*p = t->hash_next;
 }
 
+/* t into the calling thread's tables (not its image) */
+static void link_thread(struct thread *t)
+{
+	t->hash_next = *bucket(t->tid);
+	*bucket(t->tid) = t;
+	t->live_prev = live_last;
+	t->live_next = NULL;
+	*(live_last ? &live_last->live_next : &live_first) = t;
+	live_last = t;
+}
+
+static void unlink_live(struct thread *t)
+{
+	*(t->live_prev ? &t->live_prev->live_next : &live_first) = t->live_next;
+	*(t->live_next ? &t->live_next->live_prev : &live_last) = t->live_prev;
+}
+
+static void link_image(struct image *img)
+{
+	img->prev = NULL;
+	img->next = unwritten;
+	if (unwritten)
+		unwritten->prev = img;
+	unwritten = img;
+}
+
+static void unlink_image(struct image *img)
+{
+	if (img->prev)
+		img->prev->next = img->next;
+	else
+		unwritten = img->next;
+	if (img->next)
+		img->next->prev = img->prev;
+}
+
 struct thread *thread_add(pid_t tid, struct image *img, enum thread_state state)
 {
 	struct thread *t = zalloc(sizeof(*t));
@@ -84,14 +120,23 @@ struct thread *thread_add(pid_t tid, struct image *img, enum thread_state state)
 	t->state = state;
 	t->exec_index = -1;
 	t->slot = -1;
-	t->hash_next = *bucket(tid);
-	*bucket(tid) = t;
-	t->live_prev = live_last;
-	*(live_last ? &live_last->live_next : &live_first) = t;
-	live_last = t;
+	link_thread(t);
 	if (img)
 		thread_attach(t, img);
 	return t;
+}
+
+void thread_give(struct thread *t)
+{
+	unlink_thread(t);
+	unlink_live(t);
+	unlink_image(t->img);
+}
+
+void thread_take(struct thread *t)
+{
+	link_thread(t);
+	link_image(t->img);
 }
 
 void thread_rekey(struct thread *t, pid_t tid)
@@ -132,12 +177,7 @@ static void image_write(struct image *img)
 		image_complete_hooks[i](img);
 	img->rec.sites = img->sites.sites;
 	img->rec.nsites = img->sites.n;
-	if (img->prev)
-		img->prev->next = img->next;
-	else
-		unwritten = img->next;
-	if (img->next)
-		img->next->prev = img->prev;
+	unlink_image(img);
 	perf_counters_close(&img->perf);
 	as_put(img->as);
 	offload_image(img->hidden ? NULL : &img->rec, free_image, img);
@@ -169,8 +209,7 @@ void thread_remove(struct thread *t)
 {
 	thread_detach(t);
 	unlink_thread(t);
-	*(t->live_prev ? &t->live_prev->live_next : &live_first) = t->live_next;
-	*(t->live_next ? &t->live_next->live_prev : &live_last) = t->live_prev;
+	unlink_live(t);
 	proc_maps_forget(t->tid);
 	free(t->setup);
 	free(t);
@@ -201,10 +240,7 @@ struct image *image_new(pid_t pid, unsigned image_no, pid_t ppid, char *exe)
 	img->rec.instructions = img->rec.cycles = -1;
 	for (int i = 0; i < PERF_COUNTERS; i++)
 		img->perf.fd[i] = -1;
-	img->next = unwritten;
-	if (unwritten)
-		unwritten->prev = img;
-	unwritten = img;
+	link_image(img);
 	return img;
 }
 

@@ -155,6 +155,11 @@ struct thread {
 
 struct thread *thread_find(pid_t tid);
 struct thread *thread_add(pid_t tid, struct image *img, enum thread_state state);
+/* A thread alone in a new image, handed to another tracer thread at its exec event
+ * (handoff.h): out of the calling thread's tables, its image too (thread_give), and
+ * into the receiver's (thread_take). */
+void thread_give(struct thread *t);
+void thread_take(struct thread *t);
 /* Moves a thread to another tid (a non-leader execve takes the leader's). */
 void thread_rekey(struct thread *t, pid_t tid);
 void thread_attach(struct thread *t, struct image *img);

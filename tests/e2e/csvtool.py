@@ -80,7 +80,7 @@ SUMMARY_KEYS = [
     "ptrace_stops_early", "ptrace_stops_late", "syscalls_restarted", "patches_written", "patches_known",
     "patch_ns", "known_unused", "known_missed", "batch_patch_ns", "miss_ns", "known_threshold_permille",
     "tracer_cpu_per_image_ns", "wall_ns", "tracer_cpu_ns", "tracer_maxrss_kb", "tracer_writer_cpu_ns",
-    "tracer_serving_cpu_ns", "tracer_busy_permille", "tracer_nice", "tracer_handoffs", "tracer_handoff_ns",
+    "tracer_serving_cpu_ns", "tracer_busy_permille", "tracer_nice", "tracer_threads", "tracer_handoffs", "tracer_handoff_ns",
 ]
 # the serving thread's wait for a CPU: empty where the kernel keeps no schedstat
 RUN_DELAY_KEYS = ["tracer_run_delay_ns"]

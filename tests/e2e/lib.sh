@@ -283,6 +283,24 @@ compare_with_strace() {
 	return 0
 }
 
+# stopped_chain DIR IMAGES WHAT: runs `exec_chain IMAGES stopped` (a chain of IMAGES
+# execs in a child that its parent stops and continues every 0.2 ms) into DIR and
+# checks what holds whatever the timing: exit 0 (the chain checks its signal mask
+# and a pending signal across every exec), its getppid and execve counts by
+# construction, consistent files. Returns 1 if systrace did not exit 0.
+stopped_chain() {
+	st_run_mode default "$1" "$PROGRAMS/exec_chain" "$2" stopped
+	if [ "$ST_STATUS" -ne 0 ]; then
+		check_problem "$3: systrace exited $ST_STATUS (natively 0)"
+		st_show_err "$1"
+		return 1
+	fi
+	expect_count "$1" x86_64 getppid $((11 * $2)) "$3"
+	expect_count "$1" x86_64 execve "$2" "$3"
+	csvtool consistency "$1" --any-mode || check_problem "$3: the CSV files are inconsistent"
+	return 0
+}
+
 # expect_count DIR ABI NAME N WHAT: systrace counted exactly N calls of NAME
 # (DIR/syscalls.csv missing: a failure, even for N = 0).
 expect_count() {

@@ -25,6 +25,11 @@
 #  - an image under an address-space limit the region does not fit in runs, on the
 #    ptrace path (library region-unreachable), exactly counted.
 . "$(dirname "$0")/lib.sh"
+# what a later image knows is what its serving thread learned from the earlier ones
+# (each thread learns on its own: tracer/tracer_threads.h): one thread, whatever the
+# suite's SYSTRACE_TEST_THREADS
+SYSTRACE_TEST_THREADS=1
+export SYSTRACE_TEST_THREADS
 
 # ran_clean DIR WHAT CMD...: CMD under systrace in its default mode into DIR; true when
 # it exited 0 and DIR/processes.csv is there (a problem said otherwise).

@@ -24,6 +24,11 @@
 #    an image at a place between two seen ones is laid out as they agree;
 #  - --patch=single and --patch=unsafe take the hook as safe does.
 . "$(dirname "$0")/lib.sh"
+# what a later image knows is what its serving thread learned from the earlier ones
+# (each thread learns on its own: tracer/tracer_threads.h): one thread, whatever the
+# suite's SYSTRACE_TEST_THREADS
+SYSTRACE_TEST_THREADS=1
+export SYSTRACE_TEST_THREADS
 
 P=$PROGRAMS
 T=$TMPDIR

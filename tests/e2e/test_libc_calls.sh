@@ -13,6 +13,11 @@
 #     unwinder keeps accessor state for) and JIT code count exactly what they count
 #     without the option.
 . "$(dirname "$0")/lib.sh"
+# what a later image knows is what its serving thread learned from the earlier ones
+# (each thread learns on its own: tracer/tracer_threads.h): one thread, whatever the
+# suite's SYSTRACE_TEST_THREADS
+SYSTRACE_TEST_THREADS=1
+export SYSTRACE_TEST_THREADS
 P=$PROGRAMS
 
 # check_rows DIR MODE: the sites of the first process (pid of the command) in DIR.

@@ -13,6 +13,11 @@
 #    processes.csv row says the known sites were missed, not written (known_missed
 #    256, patches_known below 256).
 . "$(dirname "$0")/lib.sh"
+# what a later image knows is what its serving thread learned from the earlier ones
+# (each thread learns on its own: tracer/tracer_threads.h): one thread, whatever the
+# suite's SYSTRACE_TEST_THREADS
+SYSTRACE_TEST_THREADS=1
+export SYSTRACE_TEST_THREADS
 P=$PROGRAMS
 D=$TMPDIR/overflow
 

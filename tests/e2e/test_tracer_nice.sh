@@ -19,7 +19,8 @@ if nice -n -1 true 2>/dev/null; then can_lower=1; else can_lower=0; fi
 echo "(this shell at nice $(nice); may lower a nice value: $can_lower)"
 
 # run NAME EXPECT_TRACER EXPECT_THREADS [WRAPPER... --] [OPTION...]: the command
-# and its child must show 5
+# and its child must show 5; EXPECT_THREADS is systrace's threads' with one serving
+# thread
 run() {
 	_name=$1 _tracer=$2 _threads=$3
 	shift 3
@@ -44,9 +45,20 @@ run() {
 	# the command and a process it started: systrace's own nice, never the tracer's
 	own=$(sed -n 1,2p "$D.out" | tr '\n' ' ')
 	[ "$own" = "5 5 " ] || check_problem "$_name: the traced processes' nice values are '$own', expected 5 for both"
+	# with several serving threads (summary.csv's tracer_threads), each at the
+	# tracer's value
+	n=$(awk -F, '$1 == "tracer_threads" { print $2 }' "$D/summary.csv")
+	want=$({
+		for v in $_threads; do echo "$v"; done
+		i=1
+		while [ "$i" -lt "${n:-1}" ]; do
+			echo "$_tracer"
+			i=$((i + 1))
+		done
+	} | sort -n | tr '\n' ' ')
 	threads=$(sed -n 3p "$D.out")
-	[ "$threads" = "$_threads" ] ||
-		check_problem "$_name: systrace's threads' nice values are '$threads', expected '$_threads'"
+	[ "$threads" = "$want" ] ||
+		check_problem "$_name: systrace's threads' nice values are '$threads', expected '$want'"
 }
 
 if [ "$can_lower" -eq 1 ]; then

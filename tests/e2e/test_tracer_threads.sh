@@ -1,0 +1,79 @@
+#!/bin/sh
+# --tracer-threads=N (tracer/tracer_threads.h): several threads serve the stops,
+# each its own tracees; a process moves to another at its exec event. Every count
+# stays what one thread counts: against strace -f -c and by construction, with 4
+# threads and every exec handed to the next thread (SYSTRACE_TEST_HANDOFF), and with
+# 4 threads under the load rule alone; summary.csv says how many served and moved;
+# bad values and --log are refused with a message. (`make check` also runs the whole
+# e2e suite with 4 threads and every exec handed off: SYSTRACE_TEST_THREADS.)
+. "$(dirname "$0")/lib.sh"
+P=$PROGRAMS
+unset SYSTRACE_TEST_THREADS SYSTRACE_TEST_HANDOFF
+
+# summary DIR KEY
+summary() {
+	awk -F, -v k="$2" '$1 == k { print $2 }' "$1/summary.csv" 2>/dev/null
+}
+
+# expect_summary DIR KEY VALUE WHAT
+expect_summary() {
+	require_file "$1/summary.csv" "$4" || return
+	[ "$(summary "$1" "$2")" = "$3" ] || check_problem "$4: summary.csv $2 is '$(summary "$1" "$2")', expected $3"
+}
+
+# a shell mix: processes, threads, vforks, a non-leader's exec, signals, each image
+# of it on the next thread
+MIX="$P/fork_tree && $P/threads && $P/vfork_exec && $P/exec_from_thread $P/getppid_loop && $P/signals"
+export SYSTRACE_TEST_HANDOFF=every-exec
+ST_OPTS=--tracer-threads=4
+# (exit_group: fork_tree's 15, threads' 1, vfork_exec's 4, getppid_loop's 1,
+# signals' 2 and the shell's; getppid: theirs and the shell's one)
+if compare_inprocess mix default "exit_group=24 exit=8 kill=1" sh -c "$MIX"; then
+	expect_count "$TMPDIR/mix" x86_64 getppid $((600 + 1000 + 80 + 33 + 25 + 1)) "the mix on 4 threads"
+	expect_summary "$TMPDIR/mix" tracer_threads 4 "the mix"
+	# every exec but the command's: fork_tree, threads, vfork_exec and its
+	# getppid_loop, exec_from_thread and its getppid_loop, signals
+	expect_summary "$TMPDIR/mix" tracer_handoffs 7 "the mix"
+fi
+if compare_with_strace chain "exit_group=2" "$P/exec_chain" 40; then
+	expect_count "$TMPDIR/chain" x86_64 getppid 440 "exec_chain 40 on 4 threads (--patch=off)"
+	expect_summary "$TMPDIR/chain" tracer_handoffs 39 "exec_chain 40 on 4 threads"
+fi
+# stopped and continued while the images cross threads
+stopped_chain "$TMPDIR/stopped" 200 "exec_chain 200 stopped, 4 threads"
+
+# the load rule alone: a busy shell loop (60 images, seq and the shell), whatever
+# moves, counts the same
+unset SYSTRACE_TEST_HANDOFF
+if compare_inprocess loop default "exit_group=62" sh -c "for i in \$(seq 60); do $P/getppid_loop 20; done"; then
+	expect_count "$TMPDIR/loop" x86_64 getppid 1201 "60 images on 4 threads (and the shell's one)"
+	expect_summary "$TMPDIR/loop" tracer_threads 4 "60 images"
+fi
+ST_OPTS=
+
+# bad values: a message naming the option, exit status 125, no output folder
+for bad in 0 65 -1 two ""; do
+	D=$TMPDIR/bad
+	rm -rf "$D"
+	"$SYSTRACE" --tracer-threads="$bad" -o "$D" -- true >"$D.out" 2>"$D.err"
+	st=$?
+	[ "$st" -eq 125 ] || check_problem "--tracer-threads='$bad': exit status $st, expected 125"
+	grep -q "tracer-threads needs a number from 1 to 64, not '$bad'" "$D.err" ||
+		check_problem "--tracer-threads='$bad': no message naming the option: $(cat "$D.err")"
+	[ -e "$D" ] && check_problem "--tracer-threads='$bad': the output folder was made"
+done
+"$SYSTRACE" --tracer-threads=2 --log -o "$TMPDIR/log" -- true >/dev/null 2>"$TMPDIR/log.err"
+[ $? -eq 125 ] || check_problem "--tracer-threads=2 --log: not refused with 125"
+grep -q 'cannot go with --log' "$TMPDIR/log.err" || check_problem "--tracer-threads=2 --log: no message"
+SYSTRACE_TEST_THREADS=many "$SYSTRACE" -o "$TMPDIR/env" -- true >/dev/null 2>"$TMPDIR/env.err"
+[ $? -eq 125 ] || check_problem "SYSTRACE_TEST_THREADS=many: not refused with 125"
+grep -q "SYSTRACE_TEST_THREADS needs a number from 1 to 64, not 'many'" "$TMPDIR/env.err" ||
+	check_problem "SYSTRACE_TEST_THREADS=many: no message naming it"
+# one thread by default, and with --log whatever the suite's default
+st_run_mode default "$TMPDIR/one" true
+expect_summary "$TMPDIR/one" tracer_threads 1 "the default"
+SYSTRACE_TEST_THREADS=4 ST_OPTS=--log st_run_mode default "$TMPDIR/logged" true
+[ "$ST_STATUS" -eq 0 ] || check_problem "--log under SYSTRACE_TEST_THREADS=4: exit status $ST_STATUS"
+expect_summary "$TMPDIR/logged" tracer_threads 1 "--log under SYSTRACE_TEST_THREADS=4"
+
+finish
