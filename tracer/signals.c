@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 volatile sig_atomic_t signals_give_up;
@@ -16,6 +17,7 @@ static const int stop_signals[] = { SIGTSTP, SIGTTIN, SIGTTOU };
 static struct sigaction inherited[NSIG];
 static sigset_t inherited_mask;
 static volatile sig_atomic_t terminations, to_forward[NSIG], sent_by[NSIG];
+static volatile uint64_t arrived_ns[NSIG]; /* CLOCK_MONOTONIC (a vDSO read: safe here) */
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -24,7 +26,11 @@ static volatile sig_atomic_t terminations, to_forward[NSIG], sent_by[NSIG];
  * sigqueue or tgkill reached systrace alone (-1). */
 static void to_pass_on(int sig, const siginfo_t *info)
 {
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
 	sent_by[sig] = info->si_code == SI_USER ? info->si_pid : -1;
+	arrived_ns[sig] = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 	to_forward[sig] = 1;
 }
 
@@ -126,12 +132,13 @@ void signals_restore_inherited(void)
 	sigprocmask(SIG_SETMASK, &inherited_mask, NULL);
 }
 
-static int take(const int *sigs, size_t n, pid_t *from)
+static int take(const int *sigs, size_t n, pid_t *from, uint64_t *at_ns)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (to_forward[sigs[i]]) {
 			to_forward[sigs[i]] = 0;
 			*from = sent_by[sigs[i]];
+			*at_ns = arrived_ns[sigs[i]];
 			return sigs[i];
 		}
 	}
@@ -143,14 +150,14 @@ bool signals_forward_pending(int sig, pid_t from)
 	return sig > 0 && sig < NSIG && to_forward[sig] && sent_by[sig] == from;
 }
 
-int signals_take_forward(pid_t *from)
+int signals_take_forward(pid_t *from, uint64_t *at_ns)
 {
-	return take(termination_signals, COUNT(termination_signals), from);
+	return take(termination_signals, COUNT(termination_signals), from, at_ns);
 }
 
-int signals_take_stop_forward(pid_t *from)
+int signals_take_stop_forward(pid_t *from, uint64_t *at_ns)
 {
-	return take(stop_signals, COUNT(stop_signals), from);
+	return take(stop_signals, COUNT(stop_signals), from, at_ns);
 }
 
 void signals_stop_self(int sig, sig_atomic_t continued)

@@ -7,6 +7,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Remembers the inherited dispositions and installs systrace's handlers. */
@@ -15,11 +16,11 @@ void signals_setup(void);
 void signals_restore_inherited(void);
 /* A termination request sent to systrace and not passed on yet, or 0; *from is its
  * sender's pid when it came from kill(2), which may have sent it to a whole process
- * group, else -1. */
-int signals_take_forward(pid_t *from);
+ * group, else -1; *at_ns when it arrived (CLOCK_MONOTONIC). */
+int signals_take_forward(pid_t *from, uint64_t *at_ns);
 /* The same for a job-control stop (SIGTSTP, SIGTTIN, SIGTTOU) not sent by the
  * terminal: the command's to take. */
-int signals_take_stop_forward(pid_t *from);
+int signals_take_stop_forward(pid_t *from, uint64_t *at_ns);
 /* Whether sig from that sender (-1 for none) is waiting to be passed on. */
 bool signals_forward_pending(int sig, pid_t from);
 

@@ -44,6 +44,11 @@ struct image {
 	struct image *prev, *next;      /* the images not written yet */
 	uint64_t own_copies;            /* events.c: the signals systrace was sent that it
 	                                   had a copy of its own of, not passed on then */
+	uint64_t copies_to_come;        /* of those, the ones seen pending: their delivery
+	                                   stops are theirs */
+	struct took { int sig; pid_t from; uint64_t at_ns; } took; /* events.c: the last
+	                                   kill(2) signal it took that systrace had not
+	                                   been sent (yet), from whom, when */
 };
 
 enum thread_state {

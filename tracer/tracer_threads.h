@@ -40,6 +40,7 @@ struct inbox_item {
 	struct handoff handoff; /* INBOX_IMAGE */
 	int sig;                /* INBOX_SIGNAL: as signals_take_forward gave it */
 	pid_t from;
+	uint64_t at_ns;
 	struct inbox_item *next;
 };
 
