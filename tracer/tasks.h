@@ -126,6 +126,7 @@ struct thread {
 	/* placement.c: on the tracer's CPU or not, and how it has been stopping */
 	bool pinned, own_affinity;
 	unsigned quick_stops;
+	uint64_t pin_after_ns;          /* not pinned again before (placement.c: crowded) */
 	/* an affinity call resumed to its exit: a sched_getaffinity whose result is
 	 * rewritten (into affinity_buf), a sched_setaffinity applied if it succeeds */
 	enum { AFFINITY_NONE, AFFINITY_GET, AFFINITY_SET } affinity_call;
