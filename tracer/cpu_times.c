@@ -23,11 +23,16 @@ static bool read_clock(pid_t pid, int which, uint64_t *ns)
 	return read_ns(PROCESS_CLOCK(pid, which), ns);
 }
 
-uint64_t cpu_times_thread_ns(void)
+uint64_t cpu_times_clock_ns(clockid_t clock)
 {
 	uint64_t ns;
 
-	return read_ns(CLOCK_THREAD_CPUTIME_ID, &ns) ? ns : 0;
+	return read_ns(clock, &ns) ? ns : 0;
+}
+
+uint64_t cpu_times_thread_ns(void)
+{
+	return cpu_times_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 struct cpu_times cpu_times_split(uint64_t total, uint64_t prof, uint64_t virt, const struct cpu_times *since)

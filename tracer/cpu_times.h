@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 struct cpu_times {
 	uint64_t user_ns, sys_ns;
@@ -24,8 +25,9 @@ bool cpu_times_of(pid_t pid, const struct cpu_times *since, struct cpu_times *no
  * false if pid is gone. */
 bool cpu_times_total(pid_t pid, uint64_t *ns);
 /* The calling thread's CPU so far, 0 if unread (a syscall: no vDSO for a thread's
- * clock). */
+ * clock); and any CPU clock's (another thread's: pthread_getcpuclockid). */
 uint64_t cpu_times_thread_ns(void);
+uint64_t cpu_times_clock_ns(clockid_t clock);
 /* The split (pure): total the scheduler's runtime, prof the sampled user+system,
  * virt the sampled user. */
 struct cpu_times cpu_times_split(uint64_t total, uint64_t prof, uint64_t virt, const struct cpu_times *since);

@@ -690,8 +690,8 @@ static void note_own_copy_pending(struct thread *t, void *arg)
  * handler ran on the way back from it); or one that systrace has not been sent yet,
  * kept (took): a group's kill queues the command's copy first, and the tracer, at
  * nice -20, may serve its delivery stop before the sender's kill reaches systrace's
- * own copy (a SIGTSTP passed on twice in 1 run of 10 of test_group_signals beside a
- * busy machine). */
+ * own copy (a SIGTSTP passed on twice in 1 run of 40 to 6 of 50 of
+ * test_group_signals beside the e2e suite). */
 static void note_own_copy_taken(struct thread *t, int sig)
 {
 	siginfo_t si;

@@ -2,14 +2,13 @@
 
 #include <fcntl.h>
 #include <sched.h>
-#include <stdlib.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
-#include <time.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cpu_times.h"

@@ -3,8 +3,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "procfs.h"
 
 volatile sig_atomic_t signals_give_up;
 volatile sig_atomic_t signals_last_termination;
@@ -17,7 +18,7 @@ static const int stop_signals[] = { SIGTSTP, SIGTTIN, SIGTTOU };
 static struct sigaction inherited[NSIG];
 static sigset_t inherited_mask;
 static volatile sig_atomic_t terminations, to_forward[NSIG], sent_by[NSIG];
-static volatile uint64_t arrived_ns[NSIG]; /* CLOCK_MONOTONIC (a vDSO read: safe here) */
+static volatile uint64_t arrived_ns[NSIG]; /* monotonic_ns: a clock_gettime, safe in a handler */
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -26,11 +27,8 @@ static volatile uint64_t arrived_ns[NSIG]; /* CLOCK_MONOTONIC (a vDSO read: safe
  * sigqueue or tgkill reached systrace alone (-1). */
 static void to_pass_on(int sig, const siginfo_t *info)
 {
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
 	sent_by[sig] = info->si_code == SI_USER ? info->si_pid : -1;
-	arrived_ns[sig] = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+	arrived_ns[sig] = monotonic_ns();
 	to_forward[sig] = 1;
 }
 
@@ -122,6 +120,16 @@ void signals_setup(void)
 	sa.sa_flags = 0;
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+}
+
+void signals_taken(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < COUNT(termination_signals); i++)
+		sigaddset(set, termination_signals[i]);
+	for (size_t i = 0; i < COUNT(stop_signals); i++)
+		sigaddset(set, stop_signals[i]);
+	sigaddset(set, SIGCONT);
 }
 
 void signals_restore_inherited(void)

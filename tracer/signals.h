@@ -12,6 +12,9 @@
 
 /* Remembers the inherited dispositions and installs systrace's handlers. */
 void signals_setup(void);
+/* The signals those handlers take (termination, job-control stops, SIGCONT), into
+ * set: the serving threads but the first block them. */
+void signals_taken(sigset_t *set);
 /* In the command's child, before execve: the inherited dispositions and mask. */
 void signals_restore_inherited(void);
 /* A termination request sent to systrace and not passed on yet, or 0; *from is its

@@ -4,11 +4,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "cpu_times.h"
 #include "placement.h"
 #include "procfs.h"
+#include "signals.h"
 
 /* How often a thread looks at how busy every thread was, and the rule for handing
  * an image off (docs/scaling.md, "When to hand off"), in thousandths of the time. */
@@ -62,7 +63,6 @@ void tracer_threads_start(unsigned n, void (*serve)(void))
 {
 	sigset_t theirs, before;
 	unsigned made;
-	static const int kept[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU, SIGCONT };
 
 	servers[0].tid = gettid();
 	pthread_getcpuclockid(pthread_self(), &servers[0].cpu_clock);
@@ -71,9 +71,7 @@ void tracer_threads_start(unsigned n, void (*serve)(void))
 	serve_fn = serve;
 	/* the signals sent to systrace are the first thread's (signals.h), which
 	 * passes them on to the others */
-	sigemptyset(&theirs);
-	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
-		sigaddset(&theirs, kept[i]);
+	signals_taken(&theirs);
 	pthread_sigmask(SIG_BLOCK, &theirs, &before);
 	for (made = 1; made < n; made++) {
 		struct server *s = &servers[made];
@@ -102,13 +100,6 @@ unsigned tracer_threads_me(void)
 	return me;
 }
 
-static uint64_t clock_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	return clock_gettime(c, &ts) == 0 ? (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec : 0;
-}
-
 /* Every thread's share of the last window busy, looked at once a window. */
 static void look_at_loads(void)
 {
@@ -117,7 +108,7 @@ static void look_at_loads(void)
 	if (now - seen_at < LOAD_WINDOW_NS)
 		return;
 	for (unsigned i = 0; i < nservers; i++) {
-		uint64_t cpu = clock_ns(servers[i].cpu_clock);
+		uint64_t cpu = cpu_times_clock_ns(servers[i].cpu_clock);
 
 		load[i] = seen_at && cpu > seen_cpu[i] ? (unsigned)((cpu - seen_cpu[i]) * 1000 / (now - seen_at)) : 0;
 		seen_cpu[i] = cpu;
