@@ -83,6 +83,12 @@ static bool vdso_of(pid_t pid, uint64_t sp, uint64_t *vdso)
 	return true;
 }
 
+/* PTRACE_INTERRUPT's trap (a group stop's has the stop signal). */
+static bool interrupt_trap(int status)
+{
+	return WIFSTOPPED(status) && (unsigned)status >> 16 == PTRACE_EVENT_STOP && WSTOPSIG(status) == SIGTRAP;
+}
+
 /* Back as at the exec event, with the status that came on the way held. */
 static enum handoff_result put_back(const struct handoff *m, int status)
 {
@@ -118,8 +124,12 @@ enum handoff_result handoff_park(struct thread *t, struct handoff *m)
 		/* killed since it stopped: its exit event comes to the loop */
 		return HANDOFF_HELD;
 	}
-	if (!tracee_wait(m->tid, &status))
-		abort(); /* a tracee of this thread's is waited for by no one else */
+	/* (an interrupt trap still due, sent by the patch protocol before the exec,
+	 * comes first: the thread goes on to the call) */
+	do
+		if (!tracee_wait(m->tid, &status))
+			abort(); /* a tracee of this thread's is waited for by no one else */
+	while (interrupt_trap(status) && ptrace(PTRACE_CONT, m->tid, 0, 0) == 0);
 	/* the execve's return made a read at the vDSO's `syscall` */
 	if ((unsigned)status >> 16 != PTRACE_EVENT_SECCOMP || ptrace(PTRACE_GETREGS, m->tid, 0, &regs) < 0
 	    || regs.orig_rax != 0 || regs.rip != vdso + vdso_syscall + 2)
@@ -144,7 +154,7 @@ enum handoff_result handoff_take(const struct handoff *m)
 	}
 	if (ptrace(PTRACE_INTERRUPT, m->tid, 0, 0) < 0 || !tracee_wait(m->tid, &status))
 		abort(); /* seized and alive or a zombie to report: it cannot fail */
-	if ((unsigned)status >> 16 != PTRACE_EVENT_STOP || WSTOPSIG(status) != SIGTRAP)
+	if (!interrupt_trap(status))
 		return put_back(m, status);
 	regs.orig_rax = (uint64_t)-1; /* the ppoll is not made again */
 	if (ptrace(PTRACE_SETREGS, m->tid, 0, &regs) < 0

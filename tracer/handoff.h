@@ -26,6 +26,8 @@
  *
  * The stops of the hand-off are the tracer's own, not the image's (as borrow.c's).
  * What can come in between, and what is done then:
+ * - an interrupt trap the patch protocol asked for before the exec, reported after
+ *   it: the image is sent on to the call, as if it had not come;
  * - a status other than the parking call's stop before the detach (SIGSTOP, which
  *   no mask blocks; SIGKILL): the registers and the mask are put back, the status
  *   is held for the event loop, and the image is not handed off (HANDOFF_HELD);
