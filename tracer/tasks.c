@@ -250,6 +250,9 @@ void image_take_times(struct image *img, pid_t pid)
 	struct cpu_times now;
 	int64_t counts[PERF_COUNTERS];
 
+	if (img->times_taken)
+		return;
+	img->times_taken = true;
 	if (cpu_times_of(pid, &since, &now)) {
 		img->rec.times_known = true;
 		img->rec.user_ns = now.user_ns - since.user_ns;
