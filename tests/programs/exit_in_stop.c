@@ -11,10 +11,10 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "blocked_in.h"
+#include "children_in_turn.h"
 
 #define CHILDREN 20
 
@@ -46,15 +46,5 @@ static void child(void)
 
 int main(void)
 {
-	int ok = 1, status;
-
-	for (int i = 0; i < CHILDREN; i++) {
-		pid_t pid = fork();
-
-		if (pid == 0)
-			child();
-		if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-			ok = 0;
-	}
-	return ok ? 0 : 1;
+	return children_in_turn(CHILDREN, child, 0) ? 0 : 1;
 }

@@ -1,22 +1,23 @@
-/* A process that ends by exit_group while another of its threads waits: the kernel
- * kills that thread with SIGKILL, and a thread with SIGKILL pending may die without
- * an exit event (Linux 5.17 on). The exit_group thread's exit event is then the
- * last stop at which the process's memory and CPU times can be read. 20 children;
- * in each, a second thread blocks in pause(), and the main thread, once it is
- * blocked there, calls getppid at a site of its own (site_getppid: its first call
- * there stops in the tracer) and then exit_group. Every child's site must be named
- * (object and symbol) and its CPU times known. Counts by construction: getppid 20
- * at site_getppid, exit_group 21, fork 20 (clone: glibc's fork), pause 20; the
- * wait's openat, pread64 and clock_nanosleep are timing. Exits 0 when every child
- * exited 0. */
+/* A process that ends as a whole while another of its threads is in a stop the
+ * tracer is handling: the kernel kills that thread (SIGKILL, from the group exit),
+ * and it may die without an exit event (seen on Linux 6.18: 1 child in 2 here), so
+ * that the first thread's exit event is the last stop at which the process's memory
+ * and CPU times can be read. 20 children, in turn; in each, a second thread makes
+ * sched_getaffinity calls in a loop (a call that always stops in the tracer), and
+ * the main thread, once it has seen 3 of them, calls getppid at a site of its own
+ * (site_getppid: its first call in the first child stops in the tracer) and sends
+ * itself SIGTERM, of which the process dies. Every child's sites must be named and
+ * its CPU times known. Counts by construction: getppid 20 (at site_getppid), tgkill
+ * 20, exit_group 1 (the parent's); sched_getaffinity and sched_yield are timing.
+ * Exits 0 when every child died of SIGTERM. */
 #define _GNU_SOURCE
 #include <pthread.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <sched.h>
 #include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "children_in_turn.h"
 
 #define CHILDREN 20
 
@@ -57,15 +58,5 @@ static void child(void)
 
 int main(void)
 {
-	int ok = 1, status;
-
-	for (int i = 0; i < CHILDREN; i++) {
-		pid_t pid = fork();
-
-		if (pid == 0)
-			child();
-		if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFSIGNALED(status) || WTERMSIG(status) != SIGTERM)
-			ok = 0;
-	}
-	return ok ? 0 : 1;
+	return children_in_turn(CHILDREN, child, SIGTERM) ? 0 : 1;
 }
