@@ -667,8 +667,11 @@ static void on_exit_event(struct thread *t)
 	 * thread's exit event, or, when the process ends as a whole, the first exit
 	 * event of it: a thread killed so (SIGKILL, from the group exit) as the tracer
 	 * handles a stop of its dies without its own (killed_after_pad in 1 run of 6,
-	 * its sites left without names and its times unknown). */
-	if (--img->live_threads == 0 || (regs_read && !exits_alone(t->tid, &regs))) {
+	 * its sites left without names and its times unknown). Read there, and again
+	 * at the last: a thread killed alone (seccomp's KILL_THREAD) looks the same. */
+	if (--img->live_threads == 0
+	    || (!img->read_at_group_exit && regs_read && !exits_alone(t->tid, &regs))) {
+		img->read_at_group_exit = true;
 		image_name_sites(img, t->tid, NULL);
 		image_take_times(img, img->rec.pid);
 	}
@@ -885,7 +888,7 @@ static void on_death(struct thread *t, int status)
 		early_on_stop(t);
 		lib_hook_settle(t, true);
 		results_on_stop(t, PTRACE_EVENT_EXIT); /* a result the pad left since its last stop */
-		if (!t->exit_event_seen && --img->live_threads == 0 && !img->times_taken)
+		if (!t->exit_event_seen && --img->live_threads == 0 && !img->rec.times_known)
 			img->rec.end_ns = monotonic_ns();
 		if (t->tid == img->rec.pid) {
 			/* the leader is reported last: the process is gone (the first death of

@@ -244,23 +244,26 @@ struct image *image_new(pid_t pid, unsigned image_no, pid_t ppid, char *exe)
 	return img;
 }
 
+/* A counter's sum and what it counted since (-1: unknown) */
+static int64_t add_count(int64_t sum, int64_t since)
+{
+	return sum < 0 ? since : since < 0 ? sum : sum + since;
+}
+
 void image_take_times(struct image *img, pid_t pid)
 {
 	const struct cpu_times since = { img->user_ns0, img->sys_ns0 };
 	struct cpu_times now;
 	int64_t counts[PERF_COUNTERS];
 
-	if (img->times_taken)
-		return;
-	img->times_taken = true;
 	if (cpu_times_of(pid, &since, &now)) {
 		img->rec.times_known = true;
 		img->rec.user_ns = now.user_ns - since.user_ns;
 		img->rec.sys_ns = now.sys_ns - since.sys_ns;
 	}
 	perf_counters_take(&img->perf, counts);
-	img->rec.instructions = counts[PERF_INSTRUCTIONS];
-	img->rec.cycles = counts[PERF_CYCLES];
+	img->rec.instructions = add_count(img->rec.instructions, counts[PERF_INSTRUCTIONS]);
+	img->rec.cycles = add_count(img->rec.cycles, counts[PERF_CYCLES]);
 	img->rec.end_ns = monotonic_ns();
 }
 

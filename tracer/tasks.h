@@ -26,7 +26,7 @@ struct image {
 	size_t unnamed_sites;
 	int refs;             /* threads that point here */
 	int live_threads;     /* threads that have not reached their exit stop */
-	bool times_taken;     /* image_take_times read them */
+	bool read_at_group_exit; /* events.c: named and timed at a whole-process exit */
 	bool ended;
 	bool hidden;          /* systrace's own child before it executes the command */
 	uint64_t user_ns0, sys_ns0;     /* the group's times when the image began */
@@ -190,8 +190,9 @@ void image_name_sites(struct image *img, pid_t tid, struct site_record *extra);
 /* Of those, the ones its memory's records name (planned sites: named when planned),
  * with no look at the mappings (an image whose memory an execve replaced). */
 void image_name_sites_as_planned(struct image *img);
-/* Reads the group's user and system time, and its counters, into the record, at
- * the last stop at which they can be read; once: later calls do nothing. */
+/* Reads the group's user and system time, and its counters, into the record (at its
+ * last stop; again at a later one: the times since the image began, the counts
+ * added). */
 void image_take_times(struct image *img, pid_t pid);
 
 /* What other parts do at the end of a thread's or an image's life, registered at
