@@ -474,10 +474,13 @@ static bool handed(struct thread *t, enum handoff_result r)
 {
 	if (r == HANDOFF_NONE || r == HANDOFF_TAKEN)
 		return true;
+	if (r == HANDOFF_GONE) {
+		/* (its pid may be another process's by now: nothing read from /proc) */
+		on_death(t, SIGKILL);
+		return false;
+	}
 	/* (the set-up names the executable otherwise) */
 	t->img->rec.exe = procfs_exe(t->tid);
-	if (r == HANDOFF_GONE)
-		on_death(t, SIGKILL);
 	return false;
 }
 

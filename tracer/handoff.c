@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/pidfd.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "held_statuses.h"
@@ -25,7 +27,11 @@
  * from /proc) */
 #define STACK_WORDS (4 * 4096 / 8)
 
-static bool every_exec;
+static enum test_mode {
+	TEST_NONE,
+	TEST_EVERY_EXEC,
+	TEST_AFTER_REUSE, /* every exec, taken once its pid is another process's */
+} test_mode;
 static bool vdso_known;
 static uint64_t vdso_syscall; /* its offset in the vDSO */
 static _Thread_local struct handoff_stats stats;
@@ -39,17 +45,19 @@ void handoff_setup(void)
 	vdso_known = vdso && park_vdso_syscall(vdso, (size_t)1 << 20, &vdso_syscall);
 	if (!mode || !*mode)
 		return;
-	if (strcmp(mode, "every-exec")) {
-		fprintf(stderr, "systrace: warning: SYSTRACE_TEST_HANDOFF=%s: the one mode is every-exec; "
-				"no image is handed off\n", mode);
-		return;
+	if (!strcmp(mode, "every-exec")) {
+		test_mode = TEST_EVERY_EXEC;
+	} else if (!strcmp(mode, "every-exec-after-reuse")) {
+		test_mode = TEST_AFTER_REUSE;
+	} else {
+		fprintf(stderr, "systrace: warning: SYSTRACE_TEST_HANDOFF=%s: the modes are every-exec and "
+				"every-exec-after-reuse; no image is handed off\n", mode);
 	}
-	every_exec = true;
 }
 
 bool handoff_every_exec(void)
 {
-	return every_exec;
+	return test_mode != TEST_NONE;
 }
 
 bool handoff_possible(const struct thread *t, pid_t command)
@@ -100,6 +108,7 @@ static enum handoff_result put_back(const struct handoff *m, int status)
 		ptrace(PTRACE_SETSIGMASK, m->tid, sizeof(m->mask), &m->mask);
 	}
 	held_status_push(m->tid, status);
+	close(m->pidfd);
 	return HANDOFF_HELD;
 }
 
@@ -112,9 +121,17 @@ enum handoff_result handoff_park(struct thread *t, struct handoff *m)
 	m->tid = t->tid;
 	m->began_ns = monotonic_ns();
 	if (ptrace(PTRACE_GETREGS, m->tid, 0, &m->regs) < 0 || m->regs.cs != USER_CS_64
-	    || !vdso_of(m->tid, m->regs.rsp, &vdso) || ptrace(PTRACE_GETSIGMASK, m->tid, sizeof(m->mask), &m->mask) < 0
-	    || ptrace(PTRACE_SETSIGMASK, m->tid, sizeof(all), &all) < 0)
+	    || !vdso_of(m->tid, m->regs.rsp, &vdso))
 		return HANDOFF_NONE;
+	/* the process itself, whatever takes its pid once it is reaped (at the exec
+	 * event the thread is its leader) */
+	if ((m->pidfd = pidfd_open(m->tid, 0)) < 0)
+		return HANDOFF_NONE;
+	if (ptrace(PTRACE_GETSIGMASK, m->tid, sizeof(m->mask), &m->mask) < 0
+	    || ptrace(PTRACE_SETSIGMASK, m->tid, sizeof(all), &all) < 0) {
+		close(m->pidfd);
+		return HANDOFF_NONE;
+	}
 	regs = m->regs;
 	regs.rip = vdso + vdso_syscall;
 	regs.rdi = PARK_FDS;
@@ -122,6 +139,7 @@ enum handoff_result handoff_park(struct thread *t, struct handoff *m)
 	regs.r8 = PARK_SIGSETSIZE;
 	if (ptrace(PTRACE_SETREGS, m->tid, 0, &regs) < 0 || ptrace(PTRACE_CONT, m->tid, 0, 0) < 0) {
 		/* killed since it stopped: its exit event comes to the loop */
+		close(m->pidfd);
 		return HANDOFF_HELD;
 	}
 	/* (an interrupt trap still due, sent by the patch protocol before the exec,
@@ -135,21 +153,58 @@ enum handoff_result handoff_park(struct thread *t, struct handoff *m)
 	    || regs.orig_rax != 0 || regs.rip != vdso + vdso_syscall + 2)
 		return put_back(m, status);
 	regs.orig_rax = SYS_ppoll;
-	if (ptrace(PTRACE_SETREGS, m->tid, 0, &regs) < 0 || ptrace(PTRACE_DETACH, m->tid, 0, 0) < 0)
+	if (ptrace(PTRACE_SETREGS, m->tid, 0, &regs) < 0 || ptrace(PTRACE_DETACH, m->tid, 0, 0) < 0) {
+		close(m->pidfd);
 		return HANDOFF_HELD; /* killed in the stop: its exit event comes */
+	}
 	return HANDOFF_PARKED;
 }
 
-enum handoff_result handoff_take(const struct handoff *m)
+/* Lets go of a process seized by its pid once the parked one was reaped: another
+ * process's now, untraced, which goes on as it was. */
+static void release_stranger(pid_t pid)
+{
+	int status;
+
+	if (ptrace(PTRACE_INTERRUPT, pid, 0, 0) < 0 || !tracee_wait(pid, &status) || !WIFSTOPPED(status))
+		return; /* (gone meanwhile) */
+	/* a signal it was stopped by is its own, given back */
+	ptrace(PTRACE_DETACH, pid, 0,
+	       (unsigned)status >> 16 == 0 && WSTOPSIG(status) != SIGTRAP ? WSTOPSIG(status) : 0);
+}
+
+/* The test mode's wait: until the parked process was reaped and its pid is another
+ * process's. */
+static void wait_reused(const struct handoff *m)
+{
+	const struct timespec ms = { 0, 1000 * 1000 };
+
+	while (pidfd_send_signal(m->pidfd, 0, NULL, 0) == 0 || kill(m->tid, 0) != 0)
+		nanosleep(&ms, NULL);
+}
+
+/* Whether the process seized at m's pid is the one parked: not reaped (a pid is
+ * reused only once its process is reaped; a zombie still takes a signal). */
+static bool still_parked_one(const struct handoff *m)
+{
+	return pidfd_send_signal(m->pidfd, 0, NULL, 0) == 0;
+}
+
+static enum handoff_result take(const struct handoff *m)
 {
 	struct user_regs_struct regs = m->regs;
 	int status;
 
 	if (ptrace(PTRACE_SEIZE, m->tid, 0, LAUNCH_PTRACE_OPTIONS) < 0) {
-		/* ESRCH, or EPERM for a zombie: killed while parked. Anything else: left
-		 * parked, it would wait forever, so it is killed. */
+		/* ESRCH, or EPERM for a zombie: killed while parked; EPERM also when its
+		 * pid is another traced process's. Anything else: left parked, it would
+		 * wait forever, so it is killed (through its pidfd: never another). */
 		if (errno != ESRCH)
-			kill(m->tid, SIGKILL);
+			pidfd_send_signal(m->pidfd, SIGKILL, NULL, 0);
+		return HANDOFF_GONE;
+	}
+	if (!still_parked_one(m)) {
+		release_stranger(m->tid);
 		return HANDOFF_GONE;
 	}
 	if (ptrace(PTRACE_INTERRUPT, m->tid, 0, 0) < 0 || !tracee_wait(m->tid, &status))
@@ -158,11 +213,31 @@ enum handoff_result handoff_take(const struct handoff *m)
 		return put_back(m, status);
 	regs.orig_rax = (uint64_t)-1; /* the ppoll is not made again */
 	if (ptrace(PTRACE_SETREGS, m->tid, 0, &regs) < 0
-	    || ptrace(PTRACE_SETSIGMASK, m->tid, sizeof(m->mask), &m->mask) < 0)
+	    || ptrace(PTRACE_SETSIGMASK, m->tid, sizeof(m->mask), &m->mask) < 0) {
+		close(m->pidfd);
 		return HANDOFF_HELD; /* killed in the trap: its exit event comes */
+	}
+	close(m->pidfd);
 	stats.count++;
 	stats.ns += monotonic_ns() - m->began_ns;
 	return HANDOFF_TAKEN;
+}
+
+enum handoff_result handoff_take(const struct handoff *m)
+{
+	enum handoff_result r;
+
+	if (test_mode == TEST_AFTER_REUSE)
+		wait_reused(m);
+	r = take(m);
+	if (r == HANDOFF_GONE) {
+		close(m->pidfd);
+		/* the test mode tells the process now at the pid that the take was
+		 * tried (tests/programs/handoff_reuse.c) */
+		if (test_mode == TEST_AFTER_REUSE)
+			kill(m->tid, SIGCONT);
+	}
+	return r;
 }
 
 void handoff_get_stats(struct handoff_stats *s)

@@ -36,6 +36,15 @@
  * - SIGKILL while it waits untraced: the seize fails and its real parent reaps it;
  *   the receiver ends it as killed (HANDOFF_GONE). A seize refused for any other
  *   reason kills it too: left parked, it would wait forever.
+ * - reaped, and its pid another process's by the seize: the sender took a pidfd of
+ *   the process before the detach (pidfd_open); the receiver kills through it
+ *   alone, and after a seize that worked asks it whether the process is still
+ *   there (a pid is reused only once its process is reaped): if not, the process
+ *   seized is another's, let go as it was (HANDOFF_GONE).
+ *
+ * SYSTRACE_TEST_HANDOFF=every-exec-after-reuse: as every-exec, but the receiver
+ * waits until the parked process was reaped and its pid is in use again, then
+ * sends that process SIGCONT once it tried (tests/programs/handoff_reuse.c).
  *
  * SYSTRACE_TEST_HANDOFF=every-exec in systrace's environment hands every image that
  * can be handed off to the next serving thread (tracer_threads.h), with one thread
@@ -53,6 +62,7 @@
 /* What crosses from the sender to the receiver besides the thread's record. */
 struct handoff {
 	pid_t tid;
+	int pidfd;                    /* the process, not whatever takes its pid */
 	struct thread *thread;        /* its record, out of the sender's tables */
 	struct user_regs_struct regs; /* at the exec event */
 	uint64_t mask;

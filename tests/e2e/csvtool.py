@@ -650,11 +650,17 @@ def check_amortization(summary, procs, sites, problems):
     ceil(patch_ns / saving_per_call_ns), and for the run from the mean patch cost;
     patches_not_amortized is the sum of its column, empty with the costs unknown. A
     site's patched_ns is there with its patch_ns, within its image's lifetime."""
-    lifetimes = {(r["pid"], r["image"]): (int(r["start_ns"]), int(r["end_ns"])) for r in procs}
+    # an image is its pid, number and start (a pid reused within the run has several)
+    with_start = bool(sites) and "start_ns" in sites[0]
+
+    def image_of(r):
+        return (r["pid"], r["image"], r["start_ns"] if with_start else None)
+
+    lifetimes = {image_of(r): (int(r["start_ns"]), int(r["end_ns"])) for r in procs}
     for r in sites:
         if (r["patched_ns"] == "") != (r["patch_ns"] == ""):
             problems.append(f"sites.csv {r['address']}: patched_ns {r['patched_ns']!r} with patch_ns {r['patch_ns']!r}")
-        elif r["patched_ns"] and not lifetimes[(r["pid"], r["image"])][0] <= int(r["patched_ns"]) <= lifetimes[(r["pid"], r["image"])][1]:
+        elif r["patched_ns"] and not lifetimes[image_of(r)][0] <= int(r["patched_ns"]) <= lifetimes[image_of(r)][1]:
             problems.append(f"sites.csv {r['address']}: patched at {r['patched_ns']}, outside its image's lifetime")
     saving = summary["saving_per_call_ns"]
     written = summary["patches_written"]
@@ -670,14 +676,14 @@ def check_amortization(summary, procs, sites, problems):
     total = sum(to_int(r["patches_not_amortized"], "processes.csv patches_not_amortized") for r in procs)
     if total != summary["patches_not_amortized"]:
         problems.append(f"summary patches_not_amortized={summary['patches_not_amortized']} but its column sums to {total}")
-    unpaid_rows = collections.Counter((r["pid"], r["image"]) for r in sites if r["amortized"] == "no")
+    unpaid_rows = collections.Counter(image_of(r) for r in sites if r["amortized"] == "no")
     for r in procs:
         if to_int(r["patches_not_amortized"], "patches_not_amortized") > to_int(r["patches_written"], "patches_written"):
             problems.append(f"processes.csv pid {r['pid']} image {r['image']}: more patches not amortized than written")
         # its rows that did not pay, and the patches it wrote whose sites never ran
-        if unpaid_rows[(r["pid"], r["image"])] > int(r["patches_not_amortized"]):
+        if unpaid_rows[image_of(r)] > int(r["patches_not_amortized"]):
             problems.append(f"processes.csv pid {r['pid']} image {r['image']}: patches_not_amortized "
-                            f"{r['patches_not_amortized']} but {unpaid_rows[(r['pid'], r['image'])]} rows of sites.csv say amortized=no")
+                            f"{r['patches_not_amortized']} but {unpaid_rows[image_of(r)]} rows of sites.csv say amortized=no")
     for r in sites:
         if r["patch_ns"] == "":
             if r["break_even"] != "" or r["amortized"] != "":

@@ -55,6 +55,31 @@ if stopped_chain "$TMPDIR/stopped" 300 "exec_chain 300 stopped"; then
 		check_problem "exec_chain 300 stopped: tracer_handoffs is '$got', expected 1 to 299"
 fi
 
+# a parked image killed and reaped, and its pid another process's before the
+# receiving thread seizes it (tests/programs/handoff_reuse.c): that process goes on
+# untouched, and the killed image ends as killed. Its own pid namespace (the
+# program chooses the next pid); root is needed for that.
+R=$TMPDIR/reuse
+if ! unshare --pid --fork --mount-proc sh -c 'echo 1 > /proc/sys/kernel/ns_last_pid' 2>/dev/null; then
+	echo "    the reused pid case not run: it needs root (unshare -p, ns_last_pid)"
+else
+	# shellcheck disable=SC2016 # the inner sh expands them
+	SYSTRACE_TEST_HANDOFF=every-exec-after-reuse timeout --foreground -k 10 "$RUN_TIMEOUT" \
+		unshare --pid --fork --kill-child --mount-proc sh -c 'exec "$1" --tracer-threads=2 -o "$2" -- "$3"' \
+		sh "$SYSTRACE" "$R" "$P/handoff_reuse" >"$R.out" 2>"$R.err"
+	st=$?
+	no_sanitizer_report "$R.err" "systrace -- handoff_reuse"
+	if [ "$st" -ne 0 ]; then
+		check_problem "handoff_reuse: exited $st (1: the process at the reused pid was killed; 2: the construction does not hold)"
+		st_show_err "$R"
+	fi
+	expect_handoffs "$R" 0 "handoff_reuse (the one hand-off killed)"
+	require_file "$R/processes.csv" "handoff_reuse" &&
+		[ "$(awk -F, '$12 == "signal:9"' "$R/processes.csv" | wc -l)" = 1 ] ||
+		check_problem "handoff_reuse: not one image ended by signal:9 (the parked one)"
+	csvtool consistency "$R" --any-mode || check_problem "handoff_reuse: CSV files inconsistent"
+fi
+
 # without the variable, none; with an unknown mode, none and a warning
 unset SYSTRACE_TEST_HANDOFF
 st_run_mode default "$TMPDIR/none" "$P/exec_chain" 5
@@ -63,7 +88,7 @@ expect_handoffs "$TMPDIR/none" 0 "exec_chain 5 without SYSTRACE_TEST_HANDOFF"
 SYSTRACE_TEST_HANDOFF=every-other st_run_mode default "$TMPDIR/bogus" "$P/exec_chain" 5
 [ "$ST_STATUS" -eq 0 ] || check_problem "exec_chain 5, SYSTRACE_TEST_HANDOFF=every-other: systrace exited $ST_STATUS"
 expect_handoffs "$TMPDIR/bogus" 0 "exec_chain 5, SYSTRACE_TEST_HANDOFF=every-other"
-grep -q 'SYSTRACE_TEST_HANDOFF=every-other: the one mode is every-exec' "$TMPDIR/bogus.err" ||
+grep -q 'SYSTRACE_TEST_HANDOFF=every-other: the modes are every-exec and every-exec-after-reuse' "$TMPDIR/bogus.err" ||
 	check_problem "SYSTRACE_TEST_HANDOFF=every-other: no warning naming the variable and the one mode"
 
 finish
