@@ -31,6 +31,8 @@ static enum test_mode {
 	TEST_NONE,
 	TEST_EVERY_EXEC,
 	TEST_AFTER_REUSE, /* every exec, taken once its pid is another process's */
+	TEST_STOPPED,     /* every exec, stopped (SIGSTOP) while parked, continued
+	                     (SIGCONT) once the seize found the stop */
 } test_mode;
 static bool vdso_known;
 static uint64_t vdso_syscall; /* its offset in the vDSO */
@@ -49,9 +51,11 @@ void handoff_setup(void)
 		test_mode = TEST_EVERY_EXEC;
 	} else if (!strcmp(mode, "every-exec-after-reuse")) {
 		test_mode = TEST_AFTER_REUSE;
+	} else if (!strcmp(mode, "every-exec-stopped")) {
+		test_mode = TEST_STOPPED;
 	} else {
-		fprintf(stderr, "systrace: warning: SYSTRACE_TEST_HANDOFF=%s: the modes are every-exec and "
-				"every-exec-after-reuse; no image is handed off\n", mode);
+		fprintf(stderr, "systrace: warning: SYSTRACE_TEST_HANDOFF=%s: the modes are every-exec, "
+				"every-exec-after-reuse and every-exec-stopped; no image is handed off\n", mode);
 	}
 }
 
@@ -112,6 +116,18 @@ static enum handoff_result put_back(const struct handoff *m, int status)
 	return HANDOFF_HELD;
 }
 
+/* The test mode's stop of a parked image, as a SIGSTOP from elsewhere would: in
+ * its group stop before the receiver's seize (a stop still on its way could come
+ * after the receiver's trap, and the hand-off would not meet it). */
+static void stop_parked(const struct handoff *m)
+{
+	const struct timespec tenth_ms = { 0, 100 * 1000 };
+
+	if (pidfd_send_signal(m->pidfd, SIGSTOP, NULL, 0) == 0)
+		while (!strchr("TZX?", procfs_state(m->tid)))
+			nanosleep(&tenth_ms, NULL);
+}
+
 enum handoff_result handoff_park(struct thread *t, struct handoff *m)
 {
 	struct user_regs_struct regs;
@@ -157,6 +173,8 @@ enum handoff_result handoff_park(struct thread *t, struct handoff *m)
 		close(m->pidfd);
 		return HANDOFF_HELD; /* killed in the stop: its exit event comes */
 	}
+	if (test_mode == TEST_STOPPED)
+		stop_parked(m);
 	return HANDOFF_PARKED;
 }
 
@@ -230,6 +248,8 @@ enum handoff_result handoff_take(const struct handoff *m)
 	if (test_mode == TEST_AFTER_REUSE)
 		wait_reused(m);
 	r = take(m);
+	if (r == HANDOFF_HELD && test_mode == TEST_STOPPED)
+		kill(m->tid, SIGCONT); /* (traced again: its pid cannot be another's) */
 	if (r == HANDOFF_GONE) {
 		close(m->pidfd);
 		/* the test mode tells the process now at the pid that the take was

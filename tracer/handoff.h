@@ -45,6 +45,9 @@
  * SYSTRACE_TEST_HANDOFF=every-exec-after-reuse: as every-exec, but the receiver
  * waits until the parked process was reaped and its pid is in use again, then
  * sends that process SIGCONT once it tried (tests/programs/handoff_reuse.c).
+ * every-exec-stopped: as every-exec, but the sender stops the parked image
+ * (SIGSTOP, and waits for its group stop), so that the seize finds the stop, and
+ * the receiver continues it (SIGCONT) once it has (test_handoff).
  *
  * SYSTRACE_TEST_HANDOFF=every-exec in systrace's environment hands every image that
  * can be handed off to the next serving thread (tracer_threads.h), with one thread

@@ -91,12 +91,17 @@ static const char *read_stat(pid_t tid, char *buf, size_t size)
 	return after_comm && after_comm[1] == ' ' ? after_comm + 2 : NULL;
 }
 
-bool procfs_is_running(pid_t tid)
+char procfs_state(pid_t tid)
 {
 	char buf[1024];
 	const char *fields = read_stat(tid, buf, sizeof(buf));
 
-	return fields && fields[0] == 'R';
+	return fields ? fields[0] : '?';
+}
+
+bool procfs_is_running(pid_t tid)
+{
+	return procfs_state(tid) == 'R';
 }
 
 /* Takes line ("Key:\tvalue") into the first field not found yet whose key it has. */

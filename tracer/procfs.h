@@ -13,6 +13,8 @@ uint64_t monotonic_ns(void);
 void procfs_setup(void);
 /* Whether a thread is on a CPU or waiting for one (not asleep in a syscall). */
 bool procfs_is_running(pid_t tid);
+/* Its state letter in /proc (R, S, T, t, Z, ...); '?' if it cannot be read. */
+char procfs_state(pid_t tid);
 /* A numeric field of /proc/<tid>/status ("Tgid" in base 10, "SigCgt" in 16, ...). */
 bool procfs_status_u64(pid_t tid, const char *key, int base, uint64_t *value);
 /* Several, in one read of the file; false unless every one was found. */

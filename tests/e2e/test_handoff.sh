@@ -48,11 +48,20 @@ fi
 
 # stopped and continued every 0.2 ms while 300 images exec: a stop that comes
 # during a hand-off is served as it would be without one (the image then stays on
-# the slow path); whatever the timing, the chain's checks hold and nothing is lost
+# the slow path); whatever the timing, the chain's checks hold and nothing is lost.
+# How many hand-offs a stop meets depends on the machine's speed (all 299 beside a
+# CPU hog and a CI run): at most 299 were taken.
 if stopped_chain "$TMPDIR/stopped" 300 "exec_chain 300 stopped"; then
 	got=$(handoffs "$TMPDIR/stopped")
-	[ "${got:-0}" -gt 0 ] && [ "$got" -le 299 ] ||
-		check_problem "exec_chain 300 stopped: tracer_handoffs is '$got', expected 1 to 299"
+	[ -n "$got" ] && [ "$got" -le 299 ] ||
+		check_problem "exec_chain 300 stopped: tracer_handoffs is '$got', expected 0 to 299"
+fi
+# and by construction: every parked image stopped (SIGSTOP, in its group stop
+# before the seize) and continued once the seize found the stop
+# (SYSTRACE_TEST_HANDOFF=every-exec-stopped): none is taken, nothing is lost
+if SYSTRACE_TEST_HANDOFF=every-exec-stopped compare_with_strace chain_stopped "exit_group=2" "$P/exec_chain" 40; then
+	expect_count "$TMPDIR/chain_stopped" x86_64 getppid 440 "exec_chain 40 stopped while parked"
+	expect_handoffs "$TMPDIR/chain_stopped" 0 "exec_chain 40 stopped while parked"
 fi
 
 # a parked image killed and reaped, and its pid another process's before the
@@ -88,7 +97,7 @@ expect_handoffs "$TMPDIR/none" 0 "exec_chain 5 without SYSTRACE_TEST_HANDOFF"
 SYSTRACE_TEST_HANDOFF=every-other st_run_mode default "$TMPDIR/bogus" "$P/exec_chain" 5
 [ "$ST_STATUS" -eq 0 ] || check_problem "exec_chain 5, SYSTRACE_TEST_HANDOFF=every-other: systrace exited $ST_STATUS"
 expect_handoffs "$TMPDIR/bogus" 0 "exec_chain 5, SYSTRACE_TEST_HANDOFF=every-other"
-grep -q 'SYSTRACE_TEST_HANDOFF=every-other: the modes are every-exec and every-exec-after-reuse' "$TMPDIR/bogus.err" ||
+grep -q 'SYSTRACE_TEST_HANDOFF=every-other: the modes are every-exec, every-exec-after-reuse and every-exec-stopped' "$TMPDIR/bogus.err" ||
 	check_problem "SYSTRACE_TEST_HANDOFF=every-other: no warning naming the variable and the one mode"
 
 finish

@@ -93,7 +93,7 @@ static int wait_for(pid_t child, int stopping)
 			nanosleep(&pause, NULL);
 			kill(child, SIGSTOP);
 		}
-		if (waitpid(child, &status, WUNTRACED) != child)
+		if (waitpid(child, &status, stopping ? WUNTRACED : 0) != child)
 			return fail("waitpid", 0);
 		if (WIFEXITED(status))
 			return WEXITSTATUS(status);
