@@ -110,6 +110,12 @@ static uint64_t permille_of(uint64_t part, uint64_t whole)
 	return p > 1000 ? 1000 : p;
 }
 
+/* The threads that served the stops (0 in totals made before they were counted) */
+static uint64_t serving_threads(const struct totals *t)
+{
+	return t->tracer_threads ? t->tracer_threads : 1;
+}
+
 /* The mean cost of a patch written, and the calls it takes to save as much. */
 static struct totals with_means(const struct totals *t)
 {
@@ -118,7 +124,8 @@ static struct totals with_means(const struct totals *t)
 	m.patch_cost_ns = t->patches_written ? t->patch_ns / t->patches_written : 0;
 	m.break_even_calls = amortization_break_even(m.patch_cost_ns, t->saving_per_call_ns);
 	m.tracer_cpu_per_image_ns = t->processes ? t->tracer_cpu_ns / t->processes : 0;
-	m.tracer_busy_permille = permille_of(t->tracer_serving_cpu_ns, t->wall_ns);
+	/* (several serving threads: their mean share, at most 1000 as for one) */
+	m.tracer_busy_permille = permille_of(t->tracer_serving_cpu_ns, t->wall_ns * serving_threads(t));
 	return m;
 }
 
@@ -215,13 +222,18 @@ static void print_stops_per_process(FILE *f, const struct totals *t)
 		(double)t->ptrace_stops_early / n, (double)t->ptrace_stops_late / n);
 }
 
-/* The serving thread's load: at 100% busy, one thread sets the run's pace
+/* The serving threads' load: at 100% busy, one thread sets the run's pace
  * (docs/scaling.md). */
 static void print_serving_load(FILE *f, const struct totals *t)
 {
-	uint64_t busy = t->tracer_busy_permille, waiting = permille_of(t->tracer_run_delay_ns, t->wall_ns), cpu = 0;
+	uint64_t n = serving_threads(t), cpu = 0;
+	uint64_t busy = t->tracer_busy_permille, waiting = permille_of(t->tracer_run_delay_ns, t->wall_ns * n);
 
-	fprintf(f, "tracer serving thread: busy %" PRIu64 ".%" PRIu64 "%% of the run", busy / 10, busy % 10);
+	if (n == 1)
+		fprintf(f, "tracer serving thread: busy %" PRIu64 ".%" PRIu64 "%% of the run", busy / 10, busy % 10);
+	else
+		fprintf(f, "tracer serving threads (%" PRIu64 "): each busy %" PRIu64 ".%" PRIu64 "%% of the run on average",
+			n, busy / 10, busy % 10);
 	if (t->run_delay_known)
 		fprintf(f, ", waiting for a CPU %" PRIu64 ".%" PRIu64 "%%", waiting / 10, waiting % 10);
 	fputc('\n', f);

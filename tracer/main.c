@@ -30,7 +30,6 @@
 #include "procfs.h"
 #include "serve_times.h"
 #include "serving_end.h"
-#include "serving_load.h"
 #include "shared_region.h"
 #include "signals.h"
 #include "site_history.h"
@@ -168,7 +167,6 @@ int main(int argc, char **argv)
 	char err[512], *path;
 	int status, tracer_nice;
 	uint64_t start_ns;
-	struct serving_load load_at_start, load;
 	pid_t root;
 
 	switch (options_parse(&opt, argc, argv)) {
@@ -235,7 +233,7 @@ int main(int argc, char **argv)
 	if (opt.patch != PATCH_OFF)
 		measure_costs(&out.totals);
 	start_ns = monotonic_ns();
-	load_at_start = serving_load_now();
+	serving_begin();
 	root = launch_command(path, opt.command, SYSTRACE_GATE_SYSCALL_IP);
 	if (root < 0) {
 		fprintf(stderr, "systrace: cannot start %s: %s\n", path, strerror(errno));
@@ -282,13 +280,11 @@ int main(int argc, char **argv)
 	}
 	free(path);
 	getrusage(RUSAGE_SELF, &ru);
-	load = serving_load_now();
-	load = serving_load_since(&load_at_start, &load);
 	out.totals.wall_ns = monotonic_ns() - start_ns;
-	out.totals.tracer_serving_cpu_ns = load.cpu_ns;
-	out.totals.tracer_run_delay_ns = load.run_delay_ns;
+	out.totals.tracer_serving_cpu_ns = sums.load.cpu_ns;
+	out.totals.tracer_run_delay_ns = sums.load.run_delay_ns;
 	out.totals.tracer_nice = tracer_nice;
-	out.totals.run_delay_known = load.run_delay_known;
+	out.totals.run_delay_known = sums.load.run_delay_known;
 	serve_sums_totals(&sums.serves, &out.totals);
 	out.totals.tracer_threads = tracer_threads_count();
 	out.totals.tracer_handoffs = sums.handoffs.count;

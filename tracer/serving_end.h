@@ -4,9 +4,11 @@
  * thread that ends leaks nothing (LeakSanitizer runs in the tests).
  *
  *   serving thread                               main, after the serving threads
+ *   serving_begin()     its load (CPU, run delay) read as it starts serving
  *   serving_end(&mine):
  *     tasks_flush_all   every image ended, to the writer; tables freed
- *     the sums          site history, serve times, call times, hand-offs -> mine
+ *     the sums          site history, serve times, call times, hand-offs,
+ *                       its load since serving_begin -> mine
  *     site history, /proc/PID/maps descriptors, held statuses freed; its
  *     object cache taken out, returned
  *                                                serving_sums_add(&all, &mine)
@@ -27,15 +29,20 @@
 #include "handoff.h"
 #include "objects.h"
 #include "serve_times.h"
+#include "serving_load.h"
 #include "site_history.h"
 
 struct serving_sums {
+	unsigned threads; /* the serving threads added */
 	struct history_sums history;
 	struct serve_sums serves;
 	struct call_times_stats call_times;
 	struct handoff_stats handoffs;
+	struct serving_load load; /* from serving_begin to serving_end */
 };
 
+/* The calling serving thread's start of serving (its load is read from here). */
+void serving_begin(void);
 /* The calling serving thread's end: its sums into *s; its object cache, to be
  * freed (objects_free) once the writer is done. */
 struct object **serving_end(struct serving_sums *s);

@@ -54,6 +54,7 @@ static void *server_main(void *arg)
 	while (!going)
 		pthread_cond_wait(&changed, &lock);
 	pthread_mutex_unlock(&lock);
+	serving_begin();
 	serve_fn();
 	s->objects = serving_end(&s->sums);
 	return NULL;

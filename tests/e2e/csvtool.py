@@ -703,22 +703,24 @@ def permille(part, whole):
 
 
 def check_serving_load(summary, problems):
-    """The serving thread over the run (tracer/serving_load.h): its CPU is the
-    tracer's and within the run, busy_permille is that CPU over wall_ns, and its CPU
-    and its wait for one add up to no more than the run (both read inside wall_ns's
-    window; 1 ms and 0.1% for clocks that tick apart)."""
+    """The serving threads over the run (tracer/serving_load.h; N of them, each
+    its own CPU time and run queue wait, summed): their CPU is the tracer's and
+    within N runs, busy_permille is that CPU over N times wall_ns, and their CPU
+    and their wait for one add up to no more than N runs (all read inside
+    wall_ns's window; 1 ms and 0.1% for clocks that tick apart)."""
+    n = summary.get("tracer_threads") or 1
     wall, cpu, delay = summary["wall_ns"], summary["tracer_serving_cpu_ns"], summary["tracer_run_delay_ns"]
-    within_run = wall + wall // 1000 + 1000000
+    within_run = n * (wall + wall // 1000 + 1000000)
     if cpu > summary["tracer_cpu_ns"]:
         problems.append(f"summary tracer_serving_cpu_ns={cpu} is more than all the tracer's, "
                         f"tracer_cpu_ns={summary['tracer_cpu_ns']}")
     if cpu == 0:
         problems.append("summary tracer_serving_cpu_ns=0: the thread that serves every stop took no CPU")
-    if summary["tracer_busy_permille"] != permille(cpu, wall):
+    if summary["tracer_busy_permille"] != permille(cpu, n * wall):
         problems.append(f"summary tracer_busy_permille={summary['tracer_busy_permille']} but "
-                        f"tracer_serving_cpu_ns / wall_ns = {cpu} / {wall}")
+                        f"tracer_serving_cpu_ns / ({n} x wall_ns) = {cpu} / {n * wall}")
     if cpu + (delay or 0) > within_run:
-        problems.append(f"summary tracer_serving_cpu_ns={cpu} + tracer_run_delay_ns={delay} > wall_ns={wall}")
+        problems.append(f"summary tracer_serving_cpu_ns={cpu} + tracer_run_delay_ns={delay} > {n} x wall_ns={wall}")
     # the statuses served, by kind: each creation and exec event once; their times
     # one after another within the run. (Not ptrace_stops: that also counts the
     # stops a serve takes inside itself, borrowing a thread or stopping the threads
@@ -732,7 +734,7 @@ def check_serving_load(summary, problems):
     if count["create"] != created:
         problems.append(f"summary tracer_serve_create_count={count['create']} but forks + vforks + threads = {created}")
     if spent > within_run:
-        problems.append(f"summary: the serving times by kind add up to {spent} ns, more than wall_ns={wall}")
+        problems.append(f"summary: the serving times by kind add up to {spent} ns, more than {n} x wall_ns={wall}")
     for k in SERVE_KINDS:
         if count[k] == 0 and summary[f"tracer_serve_{k}_ns"]:
             problems.append(f"summary: no {k} status served, yet tracer_serve_{k}_ns={summary[f'tracer_serve_{k}_ns']}")

@@ -117,9 +117,9 @@ static char *written_and_printed(const struct totals *t, size_t *len)
 	return buf;
 }
 
-/* The serving thread's CPU in thousandths of the run, rounded and at most 1000;
- * its wait for a CPU empty until known; the line printed says both, and the last
- * what its CPU has beyond the kinds'. */
+/* The serving thread's CPU in thousandths of the run, rounded and at most 1000
+ * (several threads: their mean); its wait for a CPU empty until known; the line
+ * printed says both, and the last what its CPU has beyond the kinds'. */
 START_TEST(serving_load_is_a_share_of_the_run)
 {
 	struct totals t = { .wall_ns = 2000000000, .tracer_serving_cpu_ns = 1234500000 };
@@ -149,6 +149,20 @@ START_TEST(serving_load_is_a_share_of_the_run)
 	ck_assert_ptr_nonnull(strstr(buf, "\ntracer_run_delay_ns: 999000\ntracer_nice: -20\n"));
 	free(buf);
 	t.tracer_nice = 0;
+
+	/* four serving threads: their sums, busy as their mean share */
+	t.tracer_threads = 4;
+	t.tracer_serving_cpu_ns = 4 * 1234500000ull;
+	t.tracer_run_delay_ns = 4 * 999000ull;
+	line = "tracer serving threads (4): each busy 61.7% of the run on average, waiting for a CPU 0.0%\n"
+	       "  outside the serves (waitpid, placement, start and end): CPU 4938.0 ms\n";
+	buf = written_and_printed(&t, &len);
+	ck_assert_ptr_nonnull(strstr(buf, "\ntracer_serving_cpu_ns,4938000000\ntracer_busy_permille,617\n"));
+	ck_assert_str_eq(buf + len - strlen(line), line);
+	free(buf);
+	t.tracer_threads = 0;
+	t.tracer_serving_cpu_ns = 2000000100;
+	t.tracer_run_delay_ns = 999000;
 
 	t.serve_count[SERVE_EXEC] = 4;
 	t.serve_ns[SERVE_EXEC] = 1234567;
