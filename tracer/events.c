@@ -670,10 +670,12 @@ static void on_exit_event(struct thread *t)
 	 * thread's exit event, or, when the process ends as a whole, the first exit
 	 * event of it: a thread killed so (SIGKILL, from the group exit) as the tracer
 	 * handles a stop of its dies without its own (killed_after_pad in 1 run of 6,
-	 * its sites left without names and its times unknown). Read there, and again
-	 * at the last: a thread killed alone (seccomp's KILL_THREAD) looks the same. */
+	 * its sites left without names and its times unknown). Read there, again at
+	 * a later one that counted a call at a site not named yet (a thread killed
+	 * entering it), and at the last: a thread killed alone (seccomp's
+	 * KILL_THREAD) looks the same. */
 	if (--img->live_threads == 0
-	    || (!img->read_at_group_exit && regs_read && !exits_alone(t->tid, &regs))) {
+	    || ((!img->read_at_group_exit || img->unnamed_sites) && regs_read && !exits_alone(t->tid, &regs))) {
 		img->read_at_group_exit = true;
 		image_name_sites(img, t->tid, NULL);
 		image_take_times(img, img->rec.pid);
