@@ -1210,7 +1210,9 @@ STOPS_PER_PROCESS = re.compile(
 SERVING_KIND = re.compile(
     r"^  serving ([a-z]+): (\d+) in (\d+\.\d) ms, (\d+\.\d) us each(?:; CPU (\d+\.\d) us each \((\d+) sampled\))?$")
 SERVING_OUTSIDE = re.compile(r"^  outside the serves \(waitpid, placement, start and end\): CPU (\d+\.\d) ms$")
-SERVING_LOAD = re.compile(r"^tracer serving thread: busy (\d+)\.(\d)% of the run(?:, waiting for a CPU (\d+)\.(\d)%)?$")
+# one serving thread, or N (their mean share)
+SERVING_LOAD = re.compile(r"^tracer serving (?:thread: busy|threads \((\d+)\): each busy) (\d+)\.(\d)% of the run"
+                          r"(?: on average)?(?:, waiting for a CPU (\d+)\.(\d)%)?$")
 
 
 def check_perfstats(d, stderr_file):
@@ -1290,12 +1292,13 @@ def check_perfstats(d, stderr_file):
                 problems.append(f"--show-perf-stats: stops per process {got} for {key}, but summary.csv gives {summary[key]} / {n} processes")
     # the serving thread's load, in tenths of a percent of the run
     if serving is None:
-        problems.append("--show-perf-stats: no 'tracer serving thread: busy X% of the run[, waiting for a CPU Y%]' line")
+        problems.append("--show-perf-stats: no 'tracer serving thread: busy X% of the run[, waiting for a CPU Y%]' "
+                        "or 'tracer serving threads (N): each busy X% of the run on average[, ...]' line")
     else:
-        delay = summary["tracer_run_delay_ns"]
-        want = [summary["tracer_busy_permille"] // 10, summary["tracer_busy_permille"] % 10]
-        want += [None, None] if delay is None else [permille(delay, summary["wall_ns"]) // 10,
-                                                    permille(delay, summary["wall_ns"]) % 10]
+        delay, n = summary["tracer_run_delay_ns"], summary.get("tracer_threads") or 1
+        want = [None if n == 1 else n, summary["tracer_busy_permille"] // 10, summary["tracer_busy_permille"] % 10]
+        want += [None, None] if delay is None else [permille(delay, n * summary["wall_ns"]) // 10,
+                                                    permille(delay, n * summary["wall_ns"]) % 10]
         if serving != want:
             problems.append(f"--show-perf-stats: the serving thread's line says {serving}, summary.csv gives {want}")
     # a line per kind of status served, for those that were, with its sampled
