@@ -112,7 +112,6 @@ static enum handoff_result put_back(const struct handoff *m, int status)
 		ptrace(PTRACE_SETSIGMASK, m->tid, sizeof(m->mask), &m->mask);
 	}
 	held_status_push(m->tid, status);
-	close(m->pidfd);
 	return HANDOFF_HELD;
 }
 
@@ -128,7 +127,7 @@ static void stop_parked(const struct handoff *m)
 			nanosleep(&tenth_ms, NULL);
 }
 
-enum handoff_result handoff_park(struct thread *t, struct handoff *m)
+static enum handoff_result park(struct thread *t, struct handoff *m)
 {
 	struct user_regs_struct regs;
 	uint64_t all = ~(uint64_t)0, vdso;
@@ -141,13 +140,9 @@ enum handoff_result handoff_park(struct thread *t, struct handoff *m)
 		return HANDOFF_NONE;
 	/* the process itself, whatever takes its pid once it is reaped (at the exec
 	 * event the thread is its leader) */
-	if ((m->pidfd = pidfd_open(m->tid, 0)) < 0)
+	if ((m->pidfd = pidfd_open(m->tid, 0)) < 0 || ptrace(PTRACE_GETSIGMASK, m->tid, sizeof(m->mask), &m->mask) < 0
+	    || ptrace(PTRACE_SETSIGMASK, m->tid, sizeof(all), &all) < 0)
 		return HANDOFF_NONE;
-	if (ptrace(PTRACE_GETSIGMASK, m->tid, sizeof(m->mask), &m->mask) < 0
-	    || ptrace(PTRACE_SETSIGMASK, m->tid, sizeof(all), &all) < 0) {
-		close(m->pidfd);
-		return HANDOFF_NONE;
-	}
 	regs = m->regs;
 	regs.rip = vdso + vdso_syscall;
 	regs.rdi = PARK_FDS;
@@ -155,7 +150,6 @@ enum handoff_result handoff_park(struct thread *t, struct handoff *m)
 	regs.r8 = PARK_SIGSETSIZE;
 	if (ptrace(PTRACE_SETREGS, m->tid, 0, &regs) < 0 || ptrace(PTRACE_CONT, m->tid, 0, 0) < 0) {
 		/* killed since it stopped: its exit event comes to the loop */
-		close(m->pidfd);
 		return HANDOFF_HELD;
 	}
 	/* (an interrupt trap still due, sent by the patch protocol before the exec,
@@ -169,13 +163,23 @@ enum handoff_result handoff_park(struct thread *t, struct handoff *m)
 	    || regs.orig_rax != 0 || regs.rip != vdso + vdso_syscall + 2)
 		return put_back(m, status);
 	regs.orig_rax = SYS_ppoll;
-	if (ptrace(PTRACE_SETREGS, m->tid, 0, &regs) < 0 || ptrace(PTRACE_DETACH, m->tid, 0, 0) < 0) {
-		close(m->pidfd);
+	if (ptrace(PTRACE_SETREGS, m->tid, 0, &regs) < 0 || ptrace(PTRACE_DETACH, m->tid, 0, 0) < 0)
 		return HANDOFF_HELD; /* killed in the stop: its exit event comes */
-	}
 	if (test_mode == TEST_STOPPED)
 		stop_parked(m);
 	return HANDOFF_PARKED;
+}
+
+enum handoff_result handoff_park(struct thread *t, struct handoff *m)
+{
+	enum handoff_result r;
+
+	m->pidfd = -1;
+	r = park(t, m);
+	/* the pidfd goes with the message, closed by the receiver (handoff_take) */
+	if (r != HANDOFF_PARKED && m->pidfd >= 0)
+		close(m->pidfd);
+	return r;
 }
 
 /* Lets go of a process seized by its pid once the parked one was reaped: another
@@ -191,21 +195,21 @@ static void release_stranger(pid_t pid)
 	       (unsigned)status >> 16 == 0 && WSTOPSIG(status) != SIGTRAP ? WSTOPSIG(status) : 0);
 }
 
+/* Whether the process seized at m's pid is the one parked: not reaped (a pid is
+ * reused only once its process is reaped; a zombie still takes a signal). */
+static bool still_parked_one(const struct handoff *m)
+{
+	return pidfd_send_signal(m->pidfd, 0, NULL, 0) == 0;
+}
+
 /* The test mode's wait: until the parked process was reaped and its pid is another
  * process's. */
 static void wait_reused(const struct handoff *m)
 {
 	const struct timespec ms = { 0, 1000 * 1000 };
 
-	while (pidfd_send_signal(m->pidfd, 0, NULL, 0) == 0 || kill(m->tid, 0) != 0)
+	while (still_parked_one(m) || kill(m->tid, 0) != 0)
 		nanosleep(&ms, NULL);
-}
-
-/* Whether the process seized at m's pid is the one parked: not reaped (a pid is
- * reused only once its process is reaped; a zombie still takes a signal). */
-static bool still_parked_one(const struct handoff *m)
-{
-	return pidfd_send_signal(m->pidfd, 0, NULL, 0) == 0;
 }
 
 static enum handoff_result take(const struct handoff *m)
@@ -231,11 +235,8 @@ static enum handoff_result take(const struct handoff *m)
 		return put_back(m, status);
 	regs.orig_rax = (uint64_t)-1; /* the ppoll is not made again */
 	if (ptrace(PTRACE_SETREGS, m->tid, 0, &regs) < 0
-	    || ptrace(PTRACE_SETSIGMASK, m->tid, sizeof(m->mask), &m->mask) < 0) {
-		close(m->pidfd);
+	    || ptrace(PTRACE_SETSIGMASK, m->tid, sizeof(m->mask), &m->mask) < 0)
 		return HANDOFF_HELD; /* killed in the trap: its exit event comes */
-	}
-	close(m->pidfd);
 	stats.count++;
 	stats.ns += monotonic_ns() - m->began_ns;
 	return HANDOFF_TAKEN;
@@ -249,14 +250,12 @@ enum handoff_result handoff_take(const struct handoff *m)
 		wait_reused(m);
 	r = take(m);
 	if (r == HANDOFF_HELD && test_mode == TEST_STOPPED)
-		kill(m->tid, SIGCONT); /* (traced again: its pid cannot be another's) */
-	if (r == HANDOFF_GONE) {
-		close(m->pidfd);
-		/* the test mode tells the process now at the pid that the take was
-		 * tried (tests/programs/handoff_reuse.c) */
-		if (test_mode == TEST_AFTER_REUSE)
-			kill(m->tid, SIGCONT);
-	}
+		pidfd_send_signal(m->pidfd, SIGCONT, NULL, 0);
+	/* the test mode tells the process now at the pid that the take was tried
+	 * (tests/programs/handoff_reuse.c) */
+	if (r == HANDOFF_GONE && test_mode == TEST_AFTER_REUSE)
+		kill(m->tid, SIGCONT);
+	close(m->pidfd);
 	return r;
 }
 
