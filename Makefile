@@ -122,13 +122,15 @@ check-static:
 check-unit: $(BUILD)/unit-tests $(BUILD)/asan/unit-tests
 	$(BUILD)/unit-tests
 	$(BUILD)/asan/unit-tests
+# two tests at a time: most of a test's time is stops and waits, not CPU
+E2E_JOBS ?= 2
 check-e2e: $(BUILD)/systrace $(BUILD)/asan/systrace $(BUILD)/asan/systrace-stats $(PROGRAMS)
-	sh tests/e2e/run-all.sh $(BUILD)
+	E2E_JOBS=$(E2E_JOBS) sh tests/e2e/run-all.sh $(BUILD)
 
 # the same with 4 serving threads and every exec handed to the next one, so that
 # every hazard test crosses threads (tracer/handoff.h, docs/scaling.md)
 check-e2e-threads: $(BUILD)/systrace $(BUILD)/asan/systrace $(BUILD)/asan/systrace-stats $(PROGRAMS)
-	SYSTRACE_TEST_THREADS=4 SYSTRACE_TEST_HANDOFF=every-exec sh tests/e2e/run-all.sh $(BUILD)
+	E2E_JOBS=$(E2E_JOBS) SYSTRACE_TEST_THREADS=4 SYSTRACE_TEST_HANDOFF=every-exec sh tests/e2e/run-all.sh $(BUILD)
 
 # real programs (CPython's tests, git, xz, sort, libiberty, an interactive bash) under
 # systrace against native runs and perf's counts (tests/real/run.sh; about 8.5 minutes)

@@ -6,6 +6,7 @@
 # exits 0. Prints PASS/FAIL per test with its seconds (and the test's output when it
 # fails), then one line "N passed, N failed"; exits 1 if any test failed.
 # A single test: sh tests/e2e/run-all.sh build test_exactness
+# E2E_JOBS=2 runs two tests at a time (tests/e2e/run-one.sh runs each).
 BUILD=${1:-build}
 ONLY=${2:-}
 if [ ! -d "$BUILD" ]; then
@@ -36,44 +37,46 @@ fi
 
 # Every test is bounded, so that a hang fails one test and not the whole suite.
 TEST_TIMEOUT=${TEST_TIMEOUT:-240}
-passed=0
-failed=0
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/systrace-e2e.XXXXXX") || exit 2
-
+# Tests run in E2E_JOBS lanes side by side (default 1); each test is bounded by
+# counts, not by speed, so a busy lane beside it changes no result.
+E2E_JOBS=${E2E_JOBS:-1}
+case $E2E_JOBS in
+'' | *[!0-9]* | 0)
+	echo "run-all.sh: E2E_JOBS must be a positive number, not '$E2E_JOBS'" >&2
+	exit 2
+	;;
+esac
+E2E_SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/systrace-e2e.XXXXXX") || exit 2
 LC_ALL=C
-export LC_ALL
+export LC_ALL TEST_TIMEOUT E2E_SCRATCH
+
 for t in "$HERE"/test_*.sh; do
 	[ -f "$t" ] || continue
-	name=$(basename "$t" .sh)
-	if [ -n "$ONLY" ] && [ "$name" != "$ONLY" ]; then
+	if [ -n "$ONLY" ] && [ "$(basename "$t" .sh)" != "$ONLY" ]; then
 		continue
 	fi
-	dir="$scratch/$name"
-	mkdir -p "$dir/tmp"
-	start=$(date +%s)
-	(cd "$dir" && TMPDIR="$dir/tmp" timeout -k 10 "$TEST_TIMEOUT" sh "$t") >"$dir/output" 2>&1
-	status=$?
-	secs=$(($(date +%s) - start))
-	if [ "$status" -eq 0 ]; then
-		echo "PASS $name (${secs}s)"
-		passed=$((passed + 1))
-		rm -rf "$dir"
-	else
-		echo "FAIL $name"
-		sed 's/^/    /' "$dir/output"
-		if [ "$status" -eq 124 ]; then
-			echo "    (timed out after ${TEST_TIMEOUT}s)"
-		else
-			echo "    (exit status $status after ${secs}s)"
-		fi
-		failed=$((failed + 1))
-	fi
-done
+	echo "$t"
+done >"$E2E_SCRATCH/list"
+total=$(wc -l <"$E2E_SCRATCH/list")
+if [ "$total" -eq 0 ]; then
+	echo "run-all.sh: no test to run${ONLY:+ (none named '$ONLY')}" >&2
+	rm -rf "$E2E_SCRATCH"
+	exit 2
+fi
+xargs -P "$E2E_JOBS" -n 1 sh "$HERE/run-one.sh" <"$E2E_SCRATCH/list"
 
+passed=$(find "$E2E_SCRATCH" -maxdepth 1 -name '*.pass' | wc -l)
+failed=$(find "$E2E_SCRATCH" -maxdepth 1 -name '*.fail' | wc -l)
+# a test whose runner died wrote neither file: it did not pass
+unknown=$((total - passed - failed))
+if [ "$unknown" -ne 0 ]; then
+	echo "FAIL $unknown test(s) left no result"
+	failed=$((failed + unknown))
+fi
 if [ "$failed" -eq 0 ]; then
-	rm -rf "$scratch"
+	rm -rf "$E2E_SCRATCH"
 else
-	echo "(files of the failed tests are in $scratch)"
+	echo "(files of the failed tests are in $E2E_SCRATCH)"
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
