@@ -133,7 +133,7 @@ check-e2e-threads: $(BUILD)/systrace $(BUILD)/asan/systrace $(BUILD)/asan/systra
 	E2E_JOBS=$(E2E_JOBS) SYSTRACE_TEST_THREADS=4 SYSTRACE_TEST_HANDOFF=every-exec sh tests/e2e/run-all.sh $(BUILD)
 
 # real programs (CPython's tests, git, xz, sort, libiberty, an interactive bash) under
-# systrace against native runs and perf's counts (tests/real/run.sh; about 8.5 minutes)
+# systrace against native runs and perf's counts (tests/real/run.sh; about 4 minutes beside a CPU hog, 2026-12-06)
 check-real: $(BUILD)/systrace
 	sh scripts/install-deps.sh real
 	sh tests/real/run.sh $(BUILD)

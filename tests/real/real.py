@@ -14,6 +14,7 @@ set up at exec, tracer/early.c), so the native runs are the program alone; the t
 runs get the environment perf gives its command (perf prepends its own folder to
 PATH, and a PATH search makes one failing execve per folder)."""
 import collections
+import concurrent.futures
 import csv
 import hashlib
 import os
@@ -422,15 +423,20 @@ def case_cpython(c):
     for module, patterns in PY_MODULES.items():
         if only and module not in only.split():
             continue
-        (rn, res_n), (rt, res_t) = (regrtest(c, module, patterns, mode, "all") for mode in ("native", "systrace"))
+        # the two sides at once: each is mostly waits (timers, children, sockets), and
+        # the case was most of a CI run's time; a difference is run again alone, below
+        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+            runs = [pool.submit(regrtest, c, module, patterns, mode, "all") for mode in ("native", "systrace")]
+            (rn, res_n), (rt, res_t) = (r.result() for r in runs)
         tally = collections.Counter(res_t.values())
         c.say(f"     {module}: native {rn[3]:.1f} s status {rn[0]}, systrace {rt[3]:.1f} s status {rt[0]}; "
               f"{len(res_t)} tests under systrace: " + ", ".join(f"{n} {k}" for k, n in sorted(tally.items())))
         differ = sorted(t for t in set(res_n) | set(res_t) if res_n.get(t) != res_t.get(t))
         if differ and len(differ) <= 10:
             # a timing-sensitive test may fail once on a loaded machine, natively as
-            # well: those that differ run again on both sides, and only a difference
-            # that stays is a finding (the first one is reported as flaky)
+            # well: those that differ run again on both sides, one after the other,
+            # and only a difference that stays is a finding (the first one is
+            # reported as flaky)
             ids = [t.rsplit(".", 2)[-2] + "." + t.rsplit(".", 1)[-1] for t in differ]
             (_, again_n), (rt2, again_t) = (regrtest(c, module, ids, mode, "again") for mode in ("native", "systrace"))
             for t in differ:
