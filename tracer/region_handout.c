@@ -11,26 +11,23 @@
 #include "shared_region.h"
 #include "tasks.h"
 
-static struct region_reach reach;
-static int listener = -1;
+/* The region's path and identity, the same for every serving thread; each thread's
+ * own socket, so that a connection is accepted by the thread that serves the image
+ * (its tables alone say whether the peer is in its set-up: tasks.h) */
+static struct region_reach shared;
+static _Thread_local struct region_reach reach;
+static _Thread_local int listener = -1;
 
-bool handout_open(char *err, size_t errlen)
+/* This thread's socket, at a name nobody else holds: another tracer's, another
+ * serving thread's or a squatter's fails the bind. */
+static bool listen_here(char *err, size_t errlen)
 {
-	struct stat st;
-
-	if (fstat(region_fd(), &st) < 0) {
-		snprintf(err, errlen, "cannot stat the shared region: %s", strerror(errno));
-		return false;
-	}
-	snprintf(reach.path, sizeof(reach.path), "/proc/%d/fd/%d", (int)getpid(), region_fd());
-	reach.dev = st.st_dev;
-	reach.ino = st.st_ino;
+	reach = shared;
 	listener = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (listener < 0) {
 		snprintf(err, errlen, "cannot make the socket that hands out the shared region: %s", strerror(errno));
 		return false;
 	}
-	/* a name nobody else holds: another tracer's, or a squatter's, fails the bind */
 	for (int tries = 0; tries < 8; tries++) {
 		uint64_t nonce = 0;
 		int n;
@@ -47,7 +44,32 @@ bool handout_open(char *err, size_t errlen)
 	snprintf(err, errlen, "cannot bind the socket that hands out the shared region: %s", strerror(errno));
 	close(listener);
 	listener = -1;
+	reach.addr_len = 0;
 	return false;
+}
+
+bool handout_open(char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (fstat(region_fd(), &st) < 0) {
+		snprintf(err, errlen, "cannot stat the shared region: %s", strerror(errno));
+		return false;
+	}
+	snprintf(shared.path, sizeof(shared.path), "/proc/%d/fd/%d", (int)getpid(), region_fd());
+	shared.dev = st.st_dev;
+	shared.ino = st.st_ino;
+	return listen_here(err, errlen);
+}
+
+void handout_open_thread(void)
+{
+	char err[128];
+
+	/* (without a socket of its own, this thread's images reach the region by its
+	 * path only: in a chroot they stay on the slow path, counted as ever) */
+	if (shared.path[0])
+		listen_here(err, sizeof(err));
 }
 
 const struct region_reach *handout_reach(void)

@@ -9,6 +9,7 @@
 #include "cpu_times.h"
 #include "placement.h"
 #include "procfs.h"
+#include "region_handout.h"
 #include "signals.h"
 
 /* How often a thread looks at how busy every thread was, and the rule for handing
@@ -46,6 +47,7 @@ static void *server_main(void *arg)
 
 	me = (unsigned)(s - servers);
 	placement_thread_start(me);
+	handout_open_thread();
 	pthread_mutex_lock(&lock);
 	s->tid = gettid();
 	nstarted++;

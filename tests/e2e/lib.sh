@@ -337,3 +337,15 @@ need_chromium() {
 htmltool() {
 	python3 "$E2E_DIR/htmltool.py" "$@"
 }
+
+# make_jail DIR: a root for chroot at DIR with none of systrace's files nor /proc:
+# the loader, libc, sh, getppid_loop (in /bin) and /dev/null (a shell's `&` opens it)
+make_jail() {
+	mkdir -p "$1/bin" "$1/dev" || fail "mkdir $1"
+	for _f in $(ldd "$PROGRAMS/getppid_loop" /bin/sh | awk '/=>/ { print $3; next } $1 ~ /^\// && $1 !~ /:$/ { print $1 }' | sort -u); do
+		mkdir -p "$1$(dirname "$_f")" && cp -L "$_f" "$1$_f" || fail "cannot copy $_f into the jail"
+	done
+	cp "$PROGRAMS/getppid_loop" "$1/bin/" && cp -L /bin/sh "$1/bin/sh" || fail "cannot copy the programs into the jail"
+	mknod -m 666 "$1/dev/null" c 1 3 || fail "cannot make the jail's /dev/null"
+	[ -e "$1/proc/self" ] && fail "the jail has a /proc"
+}

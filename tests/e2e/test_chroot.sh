@@ -9,7 +9,6 @@
 #    1000 getppid each, at least 999 of their calls in-process;
 #  - the counts equal strace -f -c's of the same command (+ exit_group).
 . "$(dirname "$0")/lib.sh"
-P=$PROGRAMS
 T=$TMPDIR
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -17,12 +16,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	finish
 fi
 J=$T/root
-mkdir -p "$J/bin" || fail "mkdir $J"
-for f in $(ldd "$P/getppid_loop" /bin/sh | awk '/=>/ { print $3; next } $1 ~ /^\// && $1 !~ /:$/ { print $1 }' | sort -u); do
-	mkdir -p "$J$(dirname "$f")" && cp -L "$f" "$J$f" || fail "cannot copy $f into the jail"
-done
-cp "$P/getppid_loop" "$J/bin/" && cp -L /bin/sh "$J/bin/sh" || fail "cannot copy the programs into the jail"
-[ -e "$J/proc/self" ] && fail "the jail has a /proc"
+make_jail "$J"
 
 if compare_inprocess jail default "exit_group=3" chroot "$J" /bin/sh -c '/bin/getppid_loop 1000; /bin/getppid_loop 1000'; then
 	if [ -s "$T/jail.err" ]; then
