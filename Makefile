@@ -115,7 +115,13 @@ $(BUILD)/tests/programs/%_clang: tests/programs/sanitized/%.c
 	@mkdir -p $(@D)
 	clang -O1 -g $(WARN) -fsanitize=address -pthread -o $@ $<
 
-check: check-static check-unit check-e2e check-e2e-threads
+# what the tests run, built first two jobs at a time (a clean tree: 25 s against 52),
+# then the tests one suite after another
+CHECK_BUILD = $(BUILD)/systrace $(BUILD)/asan/systrace $(BUILD)/asan/systrace-stats $(BUILD)/unit-tests \
+	      $(BUILD)/asan/unit-tests $(PROGRAMS)
+check:
+	$(MAKE) -j2 $(CHECK_BUILD)
+	$(MAKE) check-static check-unit check-e2e check-e2e-threads
 # no include cycle among the modules of a folder (their layers: docs/architecture.md)
 check-static:
 	for d in common patcher stats tracer analyses; do python3 tests/static/include_layers.py $$d || exit 1; done
