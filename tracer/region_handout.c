@@ -59,7 +59,10 @@ bool handout_open(char *err, size_t errlen)
 	snprintf(shared.path, sizeof(shared.path), "/proc/%d/fd/%d", (int)getpid(), region_fd());
 	shared.dev = st.st_dev;
 	shared.ino = st.st_ino;
-	return listen_here(err, errlen);
+	if (listen_here(err, errlen))
+		return true;
+	shared.path[0] = '\0'; /* (no region for the other threads to hand out either) */
+	return false;
 }
 
 void handout_open_thread(void)
