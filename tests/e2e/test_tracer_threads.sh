@@ -3,7 +3,8 @@
 # each its own tracees; a process moves to another at its exec event. Every count
 # stays what one thread counts: against strace -f -c and by construction, with 4
 # threads and every exec handed to the next thread (SYSTRACE_TEST_HANDOFF), and with
-# 4 threads under the load rule alone; summary.csv says how many served and moved;
+# 4 threads under the load rule alone; summary.csv says how many served and moved,
+# and the serving CPU of all of them;
 # bad values and --log are refused with a message. (`make check` also runs the whole
 # e2e suite with 4 threads and every exec handed off: SYSTRACE_TEST_THREADS.)
 . "$(dirname "$0")/lib.sh"
@@ -41,6 +42,20 @@ if compare_with_strace chain "exit_group=2" "$P/exec_chain" 40; then
 fi
 # stopped and continued while the images cross threads
 stopped_chain "$TMPDIR/stopped" 200 "exec_chain 200 stopped, 4 threads"
+# the serving load is every thread's: 300 images, each served by the next of the 4
+# threads, so that the first alone serves a quarter of them; the serving CPU is
+# most of the tracer's CPU but the writer's (it was the first thread's only: 0.25-0.5
+# of it, against 0.85-0.93 when all are summed, on the VM of 2026-12-06)
+st_run_mode default "$TMPDIR/load" "$P/exec_chain" 300
+[ "$ST_STATUS" -eq 0 ] || check_problem "exec_chain 300 on 4 threads: exit status $ST_STATUS"
+if require_file "$TMPDIR/load/summary.csv" "exec_chain 300 on 4 threads"; then
+	expect_summary "$TMPDIR/load" tracer_handoffs 299 "exec_chain 300 on 4 threads"
+	awk -F, '$1 == "tracer_cpu_ns" { c = $2 } $1 == "tracer_writer_cpu_ns" { w = $2 }
+		$1 == "tracer_serving_cpu_ns" { s = $2 }
+		END { printf "    serving CPU %.1f ms of %.1f ms (the writer %.1f ms)\n", s / 1e6, c / 1e6, w / 1e6
+		      exit !(c > w && s <= c - w && s >= 0.6 * (c - w)) }' "$TMPDIR/load/summary.csv" ||
+		check_problem "exec_chain 300 on 4 threads: tracer_serving_cpu_ns is not the four threads' (above)"
+fi
 
 # the load rule alone: a busy shell loop (60 images, seq and the shell), whatever
 # moves, counts the same
