@@ -338,6 +338,11 @@ htmltool() {
 	python3 "$E2E_DIR/htmltool.py" "$@"
 }
 
+# summary_value DIR KEY: the value of KEY in DIR/summary.csv (empty when missing)
+summary_value() {
+	awk -F, -v k="$2" '$1 == k { print $2 }' "$1/summary.csv" 2>/dev/null
+}
+
 # make_jail DIR: a root for chroot at DIR with none of systrace's files nor /proc:
 # the loader, libc, sh, getppid_loop (in /bin) and /dev/null (a shell's `&` opens it)
 make_jail() {

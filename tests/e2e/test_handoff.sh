@@ -10,15 +10,10 @@
 . "$(dirname "$0")/lib.sh"
 P=$PROGRAMS
 
-# handoffs DIR: summary.csv's tracer_handoffs (empty when missing)
-handoffs() {
-	awk -F, '$1 == "tracer_handoffs" { print $2 }' "$1/summary.csv" 2>/dev/null
-}
-
 # expect_handoffs DIR N WHAT
 expect_handoffs() {
 	require_file "$1/summary.csv" "$3" || return
-	[ "$(handoffs "$1")" = "$2" ] || check_problem "$3: tracer_handoffs is '$(handoffs "$1")', expected $2"
+	[ "$(summary_value "$1" tracer_handoffs)" = "$2" ] || check_problem "$3: tracer_handoffs is '$(summary_value "$1" tracer_handoffs)', expected $2"
 }
 
 export SYSTRACE_TEST_HANDOFF=every-exec
@@ -52,7 +47,7 @@ fi
 # How many hand-offs a stop meets depends on the machine's speed (all 299 beside a
 # CPU hog and a CI run): at most 299 were taken.
 if stopped_chain "$TMPDIR/stopped" 300 "exec_chain 300 stopped"; then
-	got=$(handoffs "$TMPDIR/stopped")
+	got=$(summary_value "$TMPDIR/stopped" tracer_handoffs)
 	[ -n "$got" ] && [ "$got" -le 299 ] ||
 		check_problem "exec_chain 300 stopped: tracer_handoffs is '$got', expected 0 to 299"
 fi

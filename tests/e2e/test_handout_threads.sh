@@ -44,7 +44,7 @@ for r in rows:
 print(f"    {len(rows)} getppid_loop images")
 sys.exit(1 if bad else 0)
 PY
-handoffs=$(awk -F, '$1 == "tracer_handoffs" { print $2 }' "$T/jail/summary.csv" 2>/dev/null)
+handoffs=$(summary_value "$T/jail" tracer_handoffs)
 [ "${handoffs:-0}" -ge 8 ] || check_problem "jail: tracer_handoffs is '$handoffs', expected at least 8"
 # (each loop's getppid, and sh's own for $PPID)
 expect_count "$T/jail" x86_64 getppid 801 "8 x getppid_loop 100 in a jail, 3 threads"

@@ -11,15 +11,10 @@
 P=$PROGRAMS
 unset SYSTRACE_TEST_THREADS SYSTRACE_TEST_HANDOFF
 
-# summary DIR KEY
-summary() {
-	awk -F, -v k="$2" '$1 == k { print $2 }' "$1/summary.csv" 2>/dev/null
-}
-
 # expect_summary DIR KEY VALUE WHAT
 expect_summary() {
 	require_file "$1/summary.csv" "$4" || return
-	[ "$(summary "$1" "$2")" = "$3" ] || check_problem "$4: summary.csv $2 is '$(summary "$1" "$2")', expected $3"
+	[ "$(summary_value "$1" "$2")" = "$3" ] || check_problem "$4: summary.csv $2 is '$(summary_value "$1" "$2")', expected $3"
 }
 
 # a shell mix: processes, threads, vforks, a non-leader's exec, signals, each image
