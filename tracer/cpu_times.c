@@ -62,10 +62,12 @@ bool cpu_times_total(pid_t pid, uint64_t *ns)
 
 bool cpu_times_of(pid_t pid, const struct cpu_times *since, struct cpu_times *now)
 {
-	uint64_t prof, virt, total;
+	uint64_t prof, virt = 0, total;
 
+	/* (no tick sampled yet, a short process's usual case: all of it is user time
+	 * whatever the user clock says, and its read is saved) */
 	if (!read_clock(pid, CPUCLOCK_SCHED, &total) || !read_clock(pid, CPUCLOCK_PROF, &prof)
-	    || !read_clock(pid, CPUCLOCK_VIRT, &virt))
+	    || (prof && !read_clock(pid, CPUCLOCK_VIRT, &virt)))
 		return false;
 	*now = cpu_times_split(total, prof, virt, since);
 	return true;
