@@ -190,9 +190,10 @@ static int affinity_resume(struct thread *t, enum syscall_abi abi, int idx, cons
 	if (idx == nr_setaffinity[abi]) {
 		t->affinity_call = AFFINITY_SET;
 		t->affinity_target = pid == 0 ? t->tid : pid;
+		placement_own_affinity_begin(t->affinity_target);
 		return PTRACE_SYSCALL;
 	}
-	if (idx == nr_getaffinity[abi] && placement_hides_mask(pid == 0 ? t : thread_find(pid))) {
+	if (idx == nr_getaffinity[abi] && placement_hides_mask(pid == 0 ? t->tid : pid)) {
 		t->affinity_call = AFFINITY_GET;
 		t->affinity_buf = args[2];
 		return PTRACE_SYSCALL;
@@ -424,8 +425,8 @@ static void on_syscall_exit(struct thread *t, bool interrupted)
 			count_exec(t, info.exit.rval);
 		else if (t->affinity_call == AFFINITY_GET && !info.exit.is_error)
 			placement_rewrite_mask(t, t->affinity_buf, (long)info.exit.rval);
-		else if (t->affinity_call == AFFINITY_SET && !info.exit.is_error)
-			placement_note_own_affinity(thread_find(t->affinity_target));
+		else if (t->affinity_call == AFFINITY_SET)
+			placement_own_affinity_end(t->affinity_target, !info.exit.is_error);
 	}
 	t->exec_index = -1;
 	t->affinity_call = AFFINITY_NONE;
@@ -764,8 +765,8 @@ static void note_other_process(struct thread *t, void *found)
 
 /* The command stopping itself (kill -STOP $$, raise(SIGTSTP)): natively its shell
  * shows the job stopped, so systrace stops with it. Only while it is the only
- * process traced: a stopped systrace serves no stops, and any other process would
- * be held at its next one, where natively it runs on. */
+ * process traced, by any serving thread: a stopped systrace serves no stops, and any
+ * other process would be held at its next one, where natively it runs on. */
 static bool stops_itself(pid_t tid, int sig)
 {
 	siginfo_t si;
@@ -775,7 +776,7 @@ static bool stops_itself(pid_t tid, int sig)
 	    || (si.si_code != SI_USER && si.si_code != SI_TKILL) || si.si_pid != root_pid)
 		return false;
 	tasks_for_each_thread(note_other_process, &others);
-	return !others;
+	return !others && !tasks_traced_elsewhere();
 }
 
 /* After the command's exit, the processes it left are no job: natively the shell has
@@ -1144,7 +1145,7 @@ void events_begin(pid_t root, struct run_result *res)
 	launcher = image_new(root, 0, getpid(), NULL);
 	library_image_starts(launcher, NULL, false);
 	launcher->hidden = true;
-	thread_add(root, launcher, THREAD_RUNNING)->pinned = true; /* placement_start came first */
+	placement_launched(thread_add(root, launcher, THREAD_RUNNING));
 }
 
 void events_run(void)

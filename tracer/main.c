@@ -35,6 +35,7 @@
 #include "site_history.h"
 #include "syscall_log.h"
 #include "tasks.h"
+#include "tid_marks.h"
 #include "tracer_nice.h"
 #include "tracer_threads.h"
 #include "tsc_clock.h"
@@ -189,6 +190,7 @@ int main(int argc, char **argv)
 	objects_setup();
 	proc_maps_setup();
 	procfs_setup();
+	tid_marks_setup();
 	serve_times_setup();
 	handoff_setup();
 	if (output_dir_open(&out, opt.output_dir, err, sizeof(err)) < 0) {

@@ -13,6 +13,7 @@
 
 #include "cpu_times.h"
 #include "procfs.h"
+#include "tid_marks.h"
 
 /* A thread that has not stopped for this long, and is running, is computing; one
  * that has is active. */
@@ -84,6 +85,14 @@ void placement_start(bool tick_anyway)
 		start_tick();
 }
 
+void placement_launched(struct thread *root)
+{
+	/* (on the CPU placement_start pinned this thread to, which it inherited) */
+	root->pinned = true;
+	if (active)
+		tid_mark_set(root->tid, TID_PINNED);
+}
+
 void placement_thread_start(unsigned index)
 {
 	int n = CPU_COUNT(&allowed), k, cpu = first_cpu;
@@ -120,12 +129,34 @@ void placement_thread_end(void)
 	stat_fd = -1;
 }
 
+/* Whether t is left where it is: its program chose its CPUs (a sched_setaffinity of
+ * it, made by a thread that another serving thread owns, is taken from its mark
+ * here), or is choosing them now. */
+static bool own_choice(struct thread *t)
+{
+	uint8_t m = tid_marks(t->tid);
+
+	if (m & TID_OWN_AFFINITY) {
+		tid_mark_clear(t->tid, TID_OWN_AFFINITY | TID_PINNED);
+		t->own_affinity = true;
+		t->pinned = false;
+	}
+	return t->own_affinity || (m & TID_OWN_PENDING);
+}
+
 static void set_pinned(struct thread *t, bool pinned)
 {
 	const cpu_set_t *set = pinned ? &tracer_cpu : &allowed;
 
-	if (sched_setaffinity(t->tid, sizeof(*set), set) == 0)
+	if (own_choice(t))
+		return;
+	if (sched_setaffinity(t->tid, sizeof(*set), set) == 0) {
 		t->pinned = pinned;
+		if (pinned)
+			tid_mark_set(t->tid, TID_PINNED);
+		else
+			tid_mark_clear(t->tid, TID_PINNED);
+	}
 	t->quick_stops = 0;
 }
 
@@ -135,7 +166,7 @@ void placement_note_stop(struct thread *t, uint64_t now_ns)
 		return;
 	if (now_ns - last_check_ns >= CHECK_EVERY_NS)
 		placement_due = 1;
-	if (t->own_affinity)
+	if (own_choice(t))
 		return;
 	if (!t->pinned && now_ns >= t->pin_after_ns) {
 		if (now_ns - t->last_stop_ns < QUICK_GAP_NS) {
@@ -159,6 +190,8 @@ void placement_inherit(struct thread *child, const struct thread *creator)
 {
 	/* the kernel copied the creator's affinity */
 	child->pinned = active && creator->pinned;
+	if (child->pinned)
+		tid_mark_set(child->tid, TID_PINNED);
 	child->own_affinity = creator->own_affinity;
 	child->last_stop_ns = creator->last_stop_ns;
 	child->pin_after_ns = creator->pin_after_ns;
@@ -287,16 +320,35 @@ void placement_check(void)
 	}
 }
 
-bool placement_hides_mask(const struct thread *target)
+bool placement_hides_mask(pid_t tid)
 {
-	return active && target && target->pinned;
+	const struct thread *target = thread_find(tid);
+
+	/* (another serving thread's: its marks) */
+	if (!target)
+		return (tid_marks(tid) & (TID_PINNED | TID_OWN_AFFINITY)) == TID_PINNED;
+	return active && target->pinned;
 }
 
-void placement_note_own_affinity(struct thread *target)
+void placement_own_affinity_begin(pid_t tid)
 {
-	if (target) {
+	if (!thread_find(tid))
+		tid_mark_set(tid, TID_OWN_PENDING);
+}
+
+void placement_own_affinity_end(pid_t tid, bool done)
+{
+	struct thread *target = thread_find(tid);
+
+	if (target && done) {
 		target->own_affinity = true;
 		target->pinned = false;
+		tid_mark_clear(tid, TID_PINNED);
+	} else if (!target) {
+		/* (its owner takes it at its next look: own_choice) */
+		if (done)
+			tid_mark_set(tid, TID_OWN_AFFINITY);
+		tid_mark_clear(tid, TID_OWN_PENDING);
 	}
 }
 

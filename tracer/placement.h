@@ -18,6 +18,8 @@
  * tick_anyway (several serving threads: it also bounds the wait of a hand-off
  * whose wake-up came just before the receiver's waitpid). */
 void placement_start(bool tick_anyway);
+/* The command, started after placement_start: pinned with this thread. */
+void placement_launched(struct thread *root);
 /* In each other serving thread, numbered index from 1: pinned to the index-th
  * allowed CPU after the first's, with its own tick. */
 void placement_thread_start(unsigned index);
@@ -31,12 +33,14 @@ void placement_note_stop(struct thread *t, uint64_t now_ns);
 void placement_adopt(struct thread *t);
 /* A new thread or process, placed as its creator. */
 void placement_inherit(struct thread *child, const struct thread *creator);
-/* The placement must not show: at the entry of sched_getaffinity (target: the thread
- * it asks about, or NULL) returns true if the result must be rewritten at the exit
- * stop; a thread that has set its affinity itself (a successful sched_setaffinity)
- * is left as it chose. */
-bool placement_hides_mask(const struct thread *target);
-void placement_note_own_affinity(struct thread *target);
+/* The placement must not show: at the entry of sched_getaffinity of tid (this
+ * serving thread's tracee or another's, tid_marks.h) returns true if the result must
+ * be rewritten at the exit stop. A thread that has set its affinity itself (a
+ * successful sched_setaffinity of tid, whoever made it: begin at its entry, end at
+ * its exit) is left as it chose. */
+bool placement_hides_mask(pid_t tid);
+void placement_own_affinity_begin(pid_t tid);
+void placement_own_affinity_end(pid_t tid, bool done);
 /* At the exit of such a sched_getaffinity: the mask the thread would see without
  * systrace, written over the first len bytes of the caller's buffer. */
 void placement_rewrite_mask(struct thread *caller, uint64_t buf, long len);

@@ -11,6 +11,7 @@
 #include "proc_maps.h"
 #include "procfs.h"
 #include "remote_read.h"
+#include "tid_marks.h"
 
 /* Threads by tid, and in a list as well: walking the table's buckets at each thread's
  * end (nested_ptrace.c) took 8 us of a /bin/true image's 250 here */
@@ -112,6 +113,16 @@ static void unlink_image(struct image *img)
 		img->next->prev = img->prev;
 }
 
+/* Tracee threads in every serving thread's tables (and in flight between two), and
+ * in the calling one's. */
+static _Atomic unsigned live_everywhere;
+static _Thread_local unsigned live_here;
+
+bool tasks_traced_elsewhere(void)
+{
+	return live_everywhere > live_here;
+}
+
 struct thread *thread_add(pid_t tid, struct image *img, enum thread_state state)
 {
 	struct thread *t = zalloc(sizeof(*t));
@@ -120,7 +131,10 @@ struct thread *thread_add(pid_t tid, struct image *img, enum thread_state state)
 	t->state = state;
 	t->exec_index = -1;
 	t->slot = -1;
+	tid_marks_forget(tid); /* (a tid reused) */
 	link_thread(t);
+	live_everywhere++;
+	live_here++;
 	if (img)
 		thread_attach(t, img);
 	return t;
@@ -128,6 +142,7 @@ struct thread *thread_add(pid_t tid, struct image *img, enum thread_state state)
 
 void thread_give(struct thread *t)
 {
+	live_here--;
 	unlink_thread(t);
 	unlink_live(t);
 	unlink_image(t->img);
@@ -135,6 +150,7 @@ void thread_give(struct thread *t)
 
 void thread_take(struct thread *t)
 {
+	live_here++;
 	link_thread(t);
 	link_image(t->img);
 }
@@ -142,6 +158,7 @@ void thread_take(struct thread *t)
 void thread_rekey(struct thread *t, pid_t tid)
 {
 	proc_maps_forget(t->tid);
+	tid_marks_move(t->tid, tid);
 	unlink_thread(t);
 	t->tid = tid;
 	t->hash_next = *bucket(tid);
@@ -210,7 +227,10 @@ void thread_remove(struct thread *t)
 	thread_detach(t);
 	unlink_thread(t);
 	unlink_live(t);
+	live_everywhere--;
+	live_here--;
 	proc_maps_forget(t->tid);
+	tid_marks_forget(t->tid);
 	free(t->setup);
 	free(t);
 }

@@ -172,6 +172,8 @@ void thread_rekey(struct thread *t, pid_t tid);
 void thread_attach(struct thread *t, struct image *img);
 /* Every live thread, oldest first; fn must not remove any. */
 void tasks_for_each_thread(void (*fn)(struct thread *, void *), void *arg);
+/* Whether another serving thread has a tracee, or one is on its way to it. */
+bool tasks_traced_elsewhere(void);
 /* Lets go of a thread's image, which is written out if that was the last reference. */
 void thread_detach(struct thread *t);
 /* Forgets a thread (detaching it first). */
