@@ -351,7 +351,11 @@ static void start_setup(struct thread *t, const struct user_regs_struct *regs_at
 	struct exec_code code;
 	bool has_loader = objects_at_exec(t->tid, regs.rip, procfs_exe, &code);
 
-	t->img->rec.exe = code.exe_path; /* (image_new had none: events.c) */
+	/* (image_new had none; a hand-off named it already: events.c) */
+	if (!t->img->rec.exe)
+		t->img->rec.exe = code.exe_path;
+	else
+		free(code.exe_path);
 	if (!has_loader)
 		return;
 	as->loader_start = code.loader_start;

@@ -480,8 +480,6 @@ static bool handed(struct thread *t, enum handoff_result r)
 		on_death(t, SIGKILL);
 		return false;
 	}
-	/* (the set-up names the executable otherwise) */
-	t->img->rec.exe = procfs_exe(t->tid);
 	return false;
 }
 
@@ -499,7 +497,11 @@ static void set_up_image(struct thread *t)
 static bool hand_off(struct thread *t, unsigned to)
 {
 	struct inbox_item item = { .kind = INBOX_IMAGE };
-	enum handoff_result r = handoff_park(t, &item.handoff);
+	enum handoff_result r;
+
+	/* named now: killed while parked, it is gone before the receiver could */
+	t->img->rec.exe = procfs_exe(t->tid);
+	r = handoff_park(t, &item.handoff);
 
 	if (r == HANDOFF_PARKED && to != tracer_threads_me()) {
 		thread_give(t);

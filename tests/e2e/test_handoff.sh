@@ -61,8 +61,9 @@ fi
 
 # a parked image killed and reaped, and its pid another process's before the
 # receiving thread seizes it (tests/programs/handoff_reuse.c): that process goes on
-# untouched, and the killed image ends as killed. Its own pid namespace (the
-# program chooses the next pid); root is needed for that.
+# untouched, and the killed image ends as killed, named (/bin/true: read by the
+# sender before it parked the image, since nothing of it can be read after). Its
+# own pid namespace (the program chooses the next pid); root is needed for that.
 R=$TMPDIR/reuse
 if ! unshare --pid --fork --mount-proc sh -c 'echo 1 > /proc/sys/kernel/ns_last_pid' 2>/dev/null; then
 	echo "    the reused pid case not run: it needs root (unshare -p, ns_last_pid)"
@@ -81,6 +82,9 @@ else
 	require_file "$R/processes.csv" "handoff_reuse" &&
 		[ "$(awk -F, '$12 == "signal:9"' "$R/processes.csv" | wc -l)" = 1 ] ||
 		check_problem "handoff_reuse: not one image ended by signal:9 (the parked one)"
+	killed_exe=$(awk -F, '$12 == "signal:9" { print $4 }' "$R/processes.csv")
+	[ "$killed_exe" = "$(readlink -f /bin/true)" ] ||
+		check_problem "handoff_reuse: the image killed while parked is named '$killed_exe', expected $(readlink -f /bin/true)"
 	csvtool consistency "$R" --any-mode || check_problem "handoff_reuse: CSV files inconsistent"
 fi
 
