@@ -39,10 +39,11 @@ Usable as a module (sys.path.insert(0, E2E_DIR); import csvtool) and as a comman
       calls (clone3...: they must stop in the tracer), and clone, rt_sigreturn and
       vfork sites have in-process calls only in _Fork, __restore_rt and __vfork
       (or pop_vfork).
-  csvtool.py library DIR EXPECT [EXE_SUFFIX]
+  csvtool.py library DIR EXPECT [EXE_SUFFIX] [--images N] [--inprocess MIN]
       every processes.csv row (or those whose exe ends with EXE_SUFFIX) has
       library == EXPECT; `unpatchable` in EXPECT's place means every sites.csv row of
-      those images is unpatchable:<reason> with a reason.
+      those images is unpatchable:<reason> with a reason. --images: there are
+      exactly N such rows; --inprocess: each made at least MIN calls in-process.
   csvtool.py consistency DIR
       the cross-file invariants of one run (see check_consistency).
   csvtool.py known DIR [--learned EXE_SUFFIX ...]
@@ -615,7 +616,7 @@ def check_never_patched(d, names):
     return problems
 
 
-def check_library(d, expect, exe_suffix=None):
+def check_library(d, expect, exe_suffix=None, images=None, inprocess=None):
     procs = load_processes(d)
     if procs and "library" not in procs[0]:
         return [f"processes.csv has no `library` column (columns: {', '.join(procs[0])}): the in-process path has not landed"]
@@ -623,11 +624,16 @@ def check_library(d, expect, exe_suffix=None):
     if not rows:
         return [f"processes.csv has no row whose exe ends with {exe_suffix!r}"]
     problems = []
+    if images is not None and len(rows) != images:
+        problems.append(f"{len(rows)} images whose exe ends with {exe_suffix!r}, expected {images}")
     for r in rows:
         print(f"    pid {r['pid']} image {r['image']} {r['exe']}: library {r['library']!r}, "
               f"syscalls {r['syscalls']}, ptraced {r['ptraced']}, inprocess {r['inprocess']}")
         if r["library"] != expect:
             problems.append(f"pid {r['pid']} image {r['image']} ({r['exe']}): library is {r['library']!r}, expected {expect!r}")
+        if inprocess is not None and to_int(r["inprocess"], "processes.csv inprocess") < inprocess:
+            problems.append(f"pid {r['pid']} image {r['image']} ({r['exe']}): {r['inprocess']} calls in-process, "
+                            f"expected at least {inprocess}")
     return problems
 
 
@@ -1399,10 +1405,13 @@ def main(argv):
         if cmd == "never-patched":
             return report(check_never_patched(args[0], set(args[1].split(","))))
         if cmd == "library":
-            exe = args[2] if len(args) > 2 else None
-            if args[1] == "unpatchable":
-                return report(check_all_unpatchable(args[0], exe))
-            return report(check_library(args[0], args[1], exe))
+            # library DIR EXPECT [EXE_SUFFIX] [--images N] [--inprocess MIN]
+            opts = {a: int(args[i + 1]) for i, a in enumerate(args) if a in ("--images", "--inprocess")}
+            plain = [a for i, a in enumerate(args) if a not in opts and (i == 0 or args[i - 1] not in opts)]
+            exe = plain[2] if len(plain) > 2 else None
+            if plain[1] == "unpatchable":
+                return report(check_all_unpatchable(plain[0], exe))
+            return report(check_library(plain[0], plain[1], exe, opts.get("--images"), opts.get("--inprocess")))
         if cmd == "consistency":
             return report(check_consistency(args[0], patch_off="--any-mode" not in args))
         if cmd == "known":

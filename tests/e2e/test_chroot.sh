@@ -23,17 +23,8 @@ if compare_inprocess jail default "exit_group=3" chroot "$J" /bin/sh -c '/bin/ge
 		check_problem "chroot: output on stderr"
 		st_show_err "$T/jail"
 	fi
-	python3 - "$T/jail" <<'PY' || check_problem "chroot: the getppid_loop images are not in-process (above)"
-import csv, sys
-d = sys.argv[1]
-rows = [r for r in csv.DictReader(open(d + "/processes.csv", newline="")) if r["exe"].endswith("/getppid_loop")]
-bad = len(rows) != 2
-for r in rows:
-    print(f"    pid {r['pid']} image {r['image']}: library {r['library']}, syscalls {r['syscalls']}, "
-          f"inprocess {r['inprocess']}")
-    bad |= r["library"] != "ready" or int(r["inprocess"]) < 999
-sys.exit(1 if bad else 0)
-PY
+	csvtool library "$T/jail" ready /getppid_loop --images 2 --inprocess 999 ||
+		check_problem "chroot: the getppid_loop images are not in-process (above)"
 	# (sh's own getppid, for $PPID)
 	expect_rows "$T/jail" getppid "1 1000 1000" "chroot"
 fi

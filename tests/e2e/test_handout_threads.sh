@@ -32,18 +32,8 @@ export SYSTRACE_TEST_HANDOFF=every-exec
 ST_OPTS=--tracer-threads=3 st_run_mode default "$T/jail" chroot "$J" /bin/sh -c \
 	'for i in 1 2 3 4 5 6 7 8; do /bin/getppid_loop 100 & done; wait'
 [ "$ST_STATUS" -eq 0 ] || check_problem "jail: exit status $ST_STATUS"
-require_file "$T/jail/processes.csv" "jail" && ! python3 - "$T/jail" <<'PY' && check_problem "jail: not every getppid_loop image is in-process (above)"
-import csv, sys
-rows = [r for r in csv.DictReader(open(sys.argv[1] + "/processes.csv", newline="")) if r["exe"].endswith("/getppid_loop")]
-bad = len(rows) != 8
-for r in rows:
-    if r["library"] != "ready" or int(r["inprocess"]) < 99 or int(r["syscalls"]) < 100:
-        print(f"    pid {r['pid']} image {r['image']}: library {r['library']}, syscalls {r['syscalls']}, "
-              f"inprocess {r['inprocess']}")
-        bad = True
-print(f"    {len(rows)} getppid_loop images")
-sys.exit(1 if bad else 0)
-PY
+csvtool library "$T/jail" ready /getppid_loop --images 8 --inprocess 99 ||
+	check_problem "jail: not every getppid_loop image is in-process (above)"
 handoffs=$(summary_value "$T/jail" tracer_handoffs)
 [ "${handoffs:-0}" -ge 8 ] || check_problem "jail: tracer_handoffs is '$handoffs', expected at least 8"
 # (each loop's getppid, and sh's own for $PPID)
