@@ -51,8 +51,8 @@ done
 # (under --time too: the timed pad)
 for mode in default off time; do
 	require_file "$T/errors-$mode/summary.csv" errors-$mode || continue
-	stops=$(awk -F, '$1 == "ptrace_stops" { print $2 }' "$T/errors-$mode/summary.csv")
-	ptraced=$(awk -F, '$1 == "syscalls_ptraced" { print $2 }' "$T/errors-$mode/summary.csv")
+	stops=$(summary_value "$T/errors-$mode" ptrace_stops)
+	ptraced=$(summary_value "$T/errors-$mode" syscalls_ptraced)
 	echo "$mode: $stops stops for $ptraced ptraced calls"
 	[ "$stops" -lt $((2 * ptraced)) ] ||
 		check_problem "errors-$mode: $stops stops for $ptraced ptraced calls: their results took an exit stop each"

@@ -39,7 +39,7 @@ for prog in log_known fork_threads i386_int80; do
 			check_problem "$prog -j$j: the CSV differs from logtool.py csv: $(diff "$T/$prog.expected" "$T/$prog/syscall-log.csv" | head -5)"
 	done
 	rows=$(($(wc -l <"$T/$prog/syscall-log.csv") - 1))
-	syscalls=$(grep '^syscalls,' "$T/$prog/summary.csv" | cut -d, -f2)
+	syscalls=$(summary_value "$T/$prog" syscalls)
 	[ "$rows" -eq "$syscalls" ] || check_problem "$prog: $rows rows, summary.csv says $syscalls syscalls"
 	echo "   $rows rows"
 done

@@ -32,7 +32,7 @@ peak() {
 		return 1
 	fi
 	PEAK_TIME=$(sed -n 's/^maxrss_kb=//p' "$T/$name.time")
-	PEAK_SELF=$(sed -n 's/^tracer_maxrss_kb,//p' "$T/$name/summary.csv")
+	PEAK_SELF=$(summary_value "$T/$name" tracer_maxrss_kb)
 	echo "$name: /usr/bin/time ${PEAK_TIME} KiB, tracer_maxrss_kb ${PEAK_SELF} KiB"
 	[ -n "$PEAK_TIME" ] || { check_problem "$name: no maxrss from /usr/bin/time"; return 1; }
 	[ -n "$PEAK_SELF" ] || { check_problem "$name: summary.csv has no tracer_maxrss_kb"; return 1; }

@@ -39,8 +39,8 @@ kill "$hog"
 wait "$hog" 2>/dev/null
 if [ "$ST_STATUS" -eq 0 ]; then
 	check_load "$TMPDIR/hog" "beside a CPU-bound loop"
-	delay=$(awk -F, '$1 == "tracer_run_delay_ns" { print $2 }' "$TMPDIR/hog/summary.csv")
-	busy=$(awk -F, '$1 == "tracer_busy_permille" { print $2 }' "$TMPDIR/hog/summary.csv")
+	delay=$(summary_value "$TMPDIR/hog" tracer_run_delay_ns)
+	busy=$(summary_value "$TMPDIR/hog" tracer_busy_permille)
 	echo "tracer_run_delay_ns=$delay tracer_busy_permille=$busy"
 	if [ -r /proc/thread-self/schedstat ] && ! [ "${delay:-0}" -gt 0 ]; then
 		check_problem "beside a CPU-bound loop on its one CPU, the serving thread never waited for it (tracer_run_delay_ns '$delay')"

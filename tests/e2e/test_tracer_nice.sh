@@ -40,14 +40,14 @@ run() {
 	no_sanitizer_report "$D.err" "$_name"
 	[ "$st" -eq 0 ] || { check_problem "$_name: systrace exited $st: $(head -3 "$D.err")"; return; }
 	require_file "$D/summary.csv" "$_name" || return
-	got=$(awk -F, '$1 == "tracer_nice" { print $2 }' "$D/summary.csv")
+	got=$(summary_value "$D" tracer_nice)
 	[ "$got" = "$_tracer" ] || check_problem "$_name: summary.csv tracer_nice is '$got', expected $_tracer"
 	# the command and a process it started: systrace's own nice, never the tracer's
 	own=$(sed -n 1,2p "$D.out" | tr '\n' ' ')
 	[ "$own" = "5 5 " ] || check_problem "$_name: the traced processes' nice values are '$own', expected 5 for both"
 	# with several serving threads (summary.csv's tracer_threads), each at the
 	# tracer's value
-	n=$(awk -F, '$1 == "tracer_threads" { print $2 }' "$D/summary.csv")
+	n=$(summary_value "$D" tracer_threads)
 	want=$({
 		for v in $_threads; do echo "$v"; done
 		i=1
