@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static _Atomic uint8_t *marks;
-static size_t nmarks;
+static _Atomic uint8_t *table;
+static size_t ntable;
 
 void tid_marks_setup(void)
 {
@@ -17,13 +17,13 @@ void tid_marks_setup(void)
 		fclose(f);
 	}
 	/* (calloc maps it untouched: only the pages of the tids marked are made) */
-	if (max && (marks = calloc(max, sizeof(*marks))))
-		nmarks = max;
+	if (max && (table = calloc(max, sizeof(*table))))
+		ntable = max;
 }
 
 static _Atomic uint8_t *mark_of(pid_t tid)
 {
-	return tid > 0 && (size_t)tid < nmarks ? &marks[tid] : NULL;
+	return tid > 0 && (size_t)tid < ntable ? &table[tid] : NULL;
 }
 
 uint8_t tid_marks(pid_t tid)
@@ -33,36 +33,35 @@ uint8_t tid_marks(pid_t tid)
 	return m ? *m : 0;
 }
 
-void tid_mark_set(pid_t tid, enum tid_mark mark)
+void tid_mark_set(pid_t tid, uint8_t marks)
 {
 	_Atomic uint8_t *m = mark_of(tid);
 
 	if (m)
-		*m |= (uint8_t)mark;
+		*m |= marks;
 }
 
+/* (a page of the table is made only once a tid of it is marked: what clears marks
+ * that are not there writes nothing) */
 void tid_mark_clear(pid_t tid, uint8_t clear)
 {
 	_Atomic uint8_t *m = mark_of(tid);
 
-	if (m)
+	if (m && (*m & clear))
 		*m &= (uint8_t)~clear;
 }
 
 void tid_marks_forget(pid_t tid)
 {
-	_Atomic uint8_t *m = mark_of(tid);
-
-	if (m)
-		*m = 0;
+	tid_mark_clear(tid, 0xff);
 }
 
 void tid_marks_move(pid_t from, pid_t to)
 {
-	_Atomic uint8_t *n = mark_of(to);
 	uint8_t taken = tid_marks(from);
 
 	tid_marks_forget(from);
-	if (n)
-		*n = taken;
+	tid_marks_forget(to);
+	if (taken)
+		tid_mark_set(to, taken);
 }

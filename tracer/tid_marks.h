@@ -2,8 +2,10 @@
  * serving thread must know of a tracee another one owns (docs/scaling.md, "Who owns
  * what": each thread's tables are its own). Today placement's: a traced program's
  * sched_getaffinity or sched_setaffinity may name a thread that another serving
- * thread keeps on its CPU. Indexed by tid up to the kernel's pid_max; each mark is
- * set and cleared atomically. */
+ * thread keeps on its CPU. A byte per tid up to the kernel's pid_max, each mark set
+ * and cleared atomically; a page of them is made only when one of its tids is
+ * marked (placement pins few: at most pid_max bytes, 4 MB where pid_max is
+ * 4,194,304, however long the run). */
 #ifndef SYSTRACE_TID_MARKS_H
 #define SYSTRACE_TID_MARKS_H
 
@@ -20,7 +22,7 @@ enum tid_mark {
  * (no memory, no /proc) every tid reads no mark. */
 void tid_marks_setup(void);
 uint8_t tid_marks(pid_t tid);
-void tid_mark_set(pid_t tid, enum tid_mark m);
+void tid_mark_set(pid_t tid, uint8_t marks);
 void tid_mark_clear(pid_t tid, uint8_t marks);
 /* A thread gone, or new: none. */
 void tid_marks_forget(pid_t tid);
