@@ -86,6 +86,29 @@ else
 	[ "$killed_exe" = "$(readlink -f /bin/true)" ] ||
 		check_problem "handoff_reuse: the image killed while parked is named '$killed_exe', expected $(readlink -f /bin/true)"
 	csvtool consistency "$R" --any-mode || check_problem "handoff_reuse: CSV files inconsistent"
+
+	# the same, the pid taken by a process systrace does not trace (made by a forker
+	# started in the namespace before systrace): the receiver's seize succeeds, and
+	# it lets the process go, untraced (tracer/handoff.c, release_stranger); the
+	# process, given SIGCONT, checks it is traced by nobody
+	S=$TMPDIR/stranger
+	mkfifo "$S.req" "$S.ans"
+	# shellcheck disable=SC2016 # the inner sh expands them
+	SYSTRACE_TEST_HANDOFF=every-exec-after-reuse timeout --foreground -k 10 "$RUN_TIMEOUT" \
+		unshare --pid --fork --kill-child --mount-proc sh -c \
+		'"$3" forker "$4" "$5" & exec "$1" --tracer-threads=2 -o "$2" -- "$3" stranger "$4" "$5"' \
+		sh "$SYSTRACE" "$S" "$P/handoff_reuse" "$S.req" "$S.ans" >"$S.out" 2>"$S.err"
+	st=$?
+	no_sanitizer_report "$S.err" "systrace -- handoff_reuse stranger"
+	if [ "$st" -ne 0 ]; then
+		check_problem "handoff_reuse stranger: exited $st (1: the untraced process at the reused pid was killed; 3: it was left traced; 2: the construction does not hold)"
+		st_show_err "$S"
+	fi
+	expect_handoffs "$S" 0 "handoff_reuse stranger (the one hand-off killed)"
+	require_file "$S/processes.csv" "handoff_reuse stranger" &&
+		[ "$(wc -l <"$S/processes.csv")" = 4 ] ||
+		check_problem "handoff_reuse stranger: processes.csv has rows for more than the command, its child and /bin/true"
+	csvtool consistency "$S" --any-mode || check_problem "handoff_reuse stranger: CSV files inconsistent"
 fi
 
 # without the variable, none; with an unknown mode, none and a warning

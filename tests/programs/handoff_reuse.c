@@ -13,11 +13,22 @@
  *  3. forks D at C's pid (ns_last_pid), with SIGCONT blocked: D waits for it
  *     (sigwaitinfo), which comes once the receiver has tried, and exits 0.
  * Exits 0 when D exited 0, 1 when D was killed, 2 when the construction does not
- * hold (D not at C's pid, C not parked). */
+ * hold (D not at C's pid, C not parked).
+ *
+ * The same with a stranger at the pid, a process systrace does not trace (the
+ * receiver's seize then succeeds, and it must let the process go untouched):
+ *   handoff_reuse forker REQUESTS ANSWERS   started in the namespace before
+ *       systrace, untraced: reads a pid from the fifo REQUESTS, forks D at it as
+ *       above, and writes D's end to the fifo ANSWERS (0, 1 or 2 as above; 3 if
+ *       D, given SIGCONT, is still traced)
+ *   handoff_reuse stranger REQUESTS ANSWERS   the command: steps 1 and 2, then
+ *       asks the forker for D at C's pid, and exits with its answer. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,17 +45,83 @@ static void write_last_pid(pid_t pid)
 	close(fd);
 }
 
-int main(void)
+/* Forks D at pid (its SIGCONT blocked by the caller), waits for it: 0 when it
+ * exited 0, 1 when it was killed, 2 when it is not at pid or failed, 3 when it
+ * should be untraced and is traced once it had SIGCONT (the receiver let it go
+ * still seized). */
+static int reuse_pid(pid_t pid, const sigset_t *cont, bool untraced)
+{
+	int status;
+	pid_t d;
+
+	write_last_pid(pid - 1);
+	if ((d = fork()) == 0) {
+		siginfo_t info;
+		int fd;
+
+		if (sigwaitinfo(cont, &info) != SIGCONT || (fd = proc_file_open(getpid(), 0, "status")) < 0)
+			_exit(2);
+		_exit(untraced && tracer_pid(fd) != 0 ? 3 : 0);
+	}
+	if (d != pid) {
+		fprintf(stderr, "handoff_reuse: the second child is pid %d, not %d\n", (int)d, (int)pid);
+		return 2;
+	}
+	if (waitpid(d, &status, 0) != d)
+		return 2;
+	if (WIFSIGNALED(status)) {
+		fprintf(stderr, "handoff_reuse: the process at the parked one's pid was killed (signal %d)\n",
+			WTERMSIG(status));
+		return 1;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
+		fprintf(stderr, "handoff_reuse: the process at the parked one's pid is still traced\n");
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+}
+
+/* The untraced forker: one request, one answer. */
+static int forker(const char *requests, const char *answers, const sigset_t *cont)
+{
+	FILE *in = fopen(requests, "re"), *out;
+	int pid, ret;
+
+	if (!in || fscanf(in, "%d", &pid) != 1)
+		return 2;
+	fclose(in);
+	ret = reuse_pid(pid, cont, true);
+	if (!(out = fopen(answers, "we")))
+		return 2;
+	fprintf(out, "%d\n", ret);
+	return fclose(out) == 0 ? ret : 2;
+}
+
+/* Asks the forker for D at pid: its answer. */
+static int ask_forker(pid_t pid, const char *requests, const char *answers)
+{
+	FILE *out = fopen(requests, "we"), *in;
+	int ret;
+
+	if (!out || fprintf(out, "%d\n", (int)pid) < 0 || fclose(out) != 0 || !(in = fopen(answers, "re")))
+		return 2;
+	if (fscanf(in, "%d", &ret) != 1)
+		ret = 2;
+	fclose(in);
+	return ret;
+}
+
+int main(int argc, char **argv)
 {
 	struct timespec ms = { 0, 1000 * 1000 };
 	sigset_t cont;
-	pid_t c, d;
+	pid_t c;
 	int status, fd;
 
 	sigemptyset(&cont);
 	sigaddset(&cont, SIGCONT);
 	if (sigprocmask(SIG_BLOCK, &cont, NULL) != 0)
 		return 2;
+	if (argc == 4 && !strcmp(argv[1], "forker"))
+		return forker(argv[2], argv[3], &cont);
 	if ((c = fork()) == 0) {
 		execl("/bin/true", "true", (char *)NULL);
 		_exit(2);
@@ -56,22 +133,7 @@ int main(void)
 	close(fd);
 	if (kill(c, SIGKILL) != 0 || waitpid(c, &status, 0) != c || !WIFSIGNALED(status))
 		return 2;
-	write_last_pid(c - 1);
-	if ((d = fork()) == 0) {
-		siginfo_t info;
-
-		_exit(sigwaitinfo(&cont, &info) == SIGCONT ? 0 : 2);
-	}
-	if (d != c) {
-		fprintf(stderr, "handoff_reuse: the second child is pid %d, not %d\n", (int)d, (int)c);
-		return 2;
-	}
-	if (waitpid(d, &status, 0) != d)
-		return 2;
-	if (WIFSIGNALED(status)) {
-		fprintf(stderr, "handoff_reuse: the process at the parked one's pid was killed (signal %d)\n",
-			WTERMSIG(status));
-		return 1;
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+	if (argc == 4 && !strcmp(argv[1], "stranger"))
+		return ask_forker(c, argv[2], argv[3]);
+	return reuse_pid(c, &cont, false);
 }
