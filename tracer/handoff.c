@@ -183,7 +183,9 @@ enum handoff_result handoff_park(struct thread *t, struct handoff *m)
 }
 
 /* Lets go of a process seized by its pid once the parked one was reaped: another
- * process's now, untraced, which goes on as it was. */
+ * process's now, untraced, which goes on as it was (but for what any ptrace attach
+ * and detach does: a wait the kernel does not restart, sigtimedwait's, returns
+ * EINTR). */
 static void release_stranger(pid_t pid)
 {
 	int status;

@@ -24,6 +24,7 @@
  *   handoff_reuse stranger REQUESTS ANSWERS   the command: steps 1 and 2, then
  *       asks the forker for D at C's pid, and exits with its answer. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -57,9 +58,14 @@ static int reuse_pid(pid_t pid, const sigset_t *cont, bool untraced)
 	write_last_pid(pid - 1);
 	if ((d = fork()) == 0) {
 		siginfo_t info;
-		int fd;
+		int sig, fd;
 
-		if (sigwaitinfo(cont, &info) != SIGCONT || (fd = proc_file_open(getpid(), 0, "status")) < 0)
+		/* (a stranger seized, interrupted and let go by the receiver wakes from
+		 * its wait with EINTR, as under any ptrace attach and detach: a call
+		 * the kernel does not restart) */
+		while ((sig = sigwaitinfo(cont, &info)) < 0 && errno == EINTR)
+			;
+		if (sig != SIGCONT || (fd = proc_file_open(getpid(), 0, "status")) < 0)
 			_exit(2);
 		_exit(untraced && tracer_pid(fd) != 0 ? 3 : 0);
 	}
