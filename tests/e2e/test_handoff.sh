@@ -68,17 +68,26 @@ R=$TMPDIR/reuse
 if ! unshare --pid --fork --mount-proc sh -c 'echo 1 > /proc/sys/kernel/ns_last_pid' 2>/dev/null; then
 	echo "    the reused pid case not run: it needs root (unshare -p, ns_last_pid)"
 else
+	# reuse_run DIR WHAT STATUSES SCRIPT ARG...: SCRIPT (sh -c, its $1 systrace and
+	# $2 DIR) in a pid namespace of its own, under the reused-pid test mode; exit 0
+	# (STATUSES: what the others mean) and the one hand-off killed
+	reuse_run() {
+		_d=$1 _what=$2 _statuses=$3 _script=$4
+		shift 4
+		SYSTRACE_TEST_HANDOFF=every-exec-after-reuse timeout --foreground -k 10 "$RUN_TIMEOUT" \
+			unshare --pid --fork --kill-child --mount-proc sh -c "$_script" \
+			sh "$SYSTRACE" "$_d" "$@" >"$_d.out" 2>"$_d.err"
+		_st=$?
+		no_sanitizer_report "$_d.err" "systrace -- $_what"
+		if [ "$_st" -ne 0 ]; then
+			check_problem "$_what: exited $_st ($_statuses)"
+			st_show_err "$_d"
+		fi
+		expect_handoffs "$_d" 0 "$_what (the one hand-off killed)"
+	}
 	# shellcheck disable=SC2016 # the inner sh expands them
-	SYSTRACE_TEST_HANDOFF=every-exec-after-reuse timeout --foreground -k 10 "$RUN_TIMEOUT" \
-		unshare --pid --fork --kill-child --mount-proc sh -c 'exec "$1" --tracer-threads=2 -o "$2" -- "$3"' \
-		sh "$SYSTRACE" "$R" "$P/handoff_reuse" >"$R.out" 2>"$R.err"
-	st=$?
-	no_sanitizer_report "$R.err" "systrace -- handoff_reuse"
-	if [ "$st" -ne 0 ]; then
-		check_problem "handoff_reuse: exited $st (1: the process at the reused pid was killed; 2: the construction does not hold)"
-		st_show_err "$R"
-	fi
-	expect_handoffs "$R" 0 "handoff_reuse (the one hand-off killed)"
+	reuse_run "$R" handoff_reuse "1: the process at the reused pid was killed; 2: the construction does not hold" \
+		'exec "$1" --tracer-threads=2 -o "$2" -- "$3"' "$P/handoff_reuse"
 	require_file "$R/processes.csv" "handoff_reuse" &&
 		[ "$(awk -F, '$12 == "signal:9"' "$R/processes.csv" | wc -l)" = 1 ] ||
 		check_problem "handoff_reuse: not one image ended by signal:9 (the parked one)"
@@ -94,17 +103,10 @@ else
 	S=$TMPDIR/stranger
 	mkfifo "$S.req" "$S.ans"
 	# shellcheck disable=SC2016 # the inner sh expands them
-	SYSTRACE_TEST_HANDOFF=every-exec-after-reuse timeout --foreground -k 10 "$RUN_TIMEOUT" \
-		unshare --pid --fork --kill-child --mount-proc sh -c \
+	reuse_run "$S" "handoff_reuse stranger" \
+		"1: the untraced process at the reused pid was killed; 3: it was left traced; 2: the construction does not hold" \
 		'"$3" forker "$4" "$5" & exec "$1" --tracer-threads=2 -o "$2" -- "$3" stranger "$4" "$5"' \
-		sh "$SYSTRACE" "$S" "$P/handoff_reuse" "$S.req" "$S.ans" >"$S.out" 2>"$S.err"
-	st=$?
-	no_sanitizer_report "$S.err" "systrace -- handoff_reuse stranger"
-	if [ "$st" -ne 0 ]; then
-		check_problem "handoff_reuse stranger: exited $st (1: the untraced process at the reused pid was killed; 3: it was left traced; 2: the construction does not hold)"
-		st_show_err "$S"
-	fi
-	expect_handoffs "$S" 0 "handoff_reuse stranger (the one hand-off killed)"
+		"$P/handoff_reuse" "$S.req" "$S.ans"
 	require_file "$S/processes.csv" "handoff_reuse stranger" &&
 		[ "$(wc -l <"$S/processes.csv")" = 4 ] ||
 		check_problem "handoff_reuse stranger: processes.csv has rows for more than the command, its child and /bin/true"
