@@ -181,16 +181,10 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 		return OPTIONS_USAGE_ERROR;
 	}
 	/* the test suite's way to run every test with several serving threads
-	 * (docs/scaling.md): the default, where --log does not need one */
-	if (!threads_given && !o->log && (test_threads = getenv("SYSTRACE_TEST_THREADS")) && *test_threads
+	 * (docs/scaling.md): the default */
+	if (!threads_given && (test_threads = getenv("SYSTRACE_TEST_THREADS")) && *test_threads
 	    && !count_of("SYSTRACE_TEST_THREADS", test_threads, TRACER_THREADS_MAX, &o->tracer_threads))
 		return OPTIONS_USAGE_ERROR;
-	if (o->tracer_threads > 1 && o->log) {
-		/* the log's buffer and its entries' order are one thread's */
-		fputs("systrace: --tracer-threads cannot go with --log (the log is written by one serving thread)\n",
-		      stderr);
-		return OPTIONS_USAGE_ERROR;
-	}
 	if (o->time && o->log) {
 		/* the log routine makes the in-process calls under --log, and does not time
 		 * them; the log's t_ns gives when each call was made */

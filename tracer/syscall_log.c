@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,17 @@
 
 #define BUFFERED 32768 /* entries: 1 MiB */
 
+/* With several serving threads (--tracer-threads) each writes the entries of its
+ * own tracees: the buffer, the file's entry numbers, the sites' ids and file and
+ * the figures below are behind one lock, taken by the functions of syscall_log.h
+ * (the static ones below run under it). A tracee's entries are all written by the
+ * thread that serves it, and an image changes threads only at its exec event,
+ * after the execve's entry and every earlier one of its threads were put
+ * (begin_exec drains, count_exec writes the execve's): so each thread's entries
+ * stay in time order in the file, as with one serving thread. What a tracee's
+ * record holds (its waiting entry, its unanswered ones, its slot's ring) is its
+ * serving thread's alone. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int fd = -1;
 static FILE *sites_file;
 static struct csv_writer sites_csv;
@@ -163,10 +175,12 @@ void syscall_log_enter(struct thread *t, int index, uint64_t site)
 	s = image_site(t->img, site, false);
 	if (s && !s->named)
 		image_name_sites(t->img, t->tid, s);
+	pthread_mutex_lock(&lock);
 	fill(&t->log_waiting, t, index, s);
 	t->log_waiting.t_ns = tsc_clock_ns(tsc_now());
 	t->log_is_waiting = true;
 	stats.tracer_ns += monotonic_ns() - began;
+	pthread_mutex_unlock(&lock);
 }
 
 void syscall_log_result(struct thread *t, int64_t ret)
@@ -182,7 +196,9 @@ void syscall_log_unfinished(struct thread *t)
 {
 	if (!t->log_is_waiting)
 		return;
+	pthread_mutex_lock(&lock);
 	put(&t->log_waiting);
+	pthread_mutex_unlock(&lock);
 	t->log_is_waiting = false;
 }
 
@@ -236,6 +252,7 @@ void syscall_log_drain(struct thread *t)
 	if (log->head == log->tail && !t->nlog_unanswered)
 		return;
 	began = monotonic_ns();
+	pthread_mutex_lock(&lock);
 	answer_late(t, log);
 	head = log->head;
 	/* reservations past a full buffer were given up (the routine asked to flush) */
@@ -263,6 +280,7 @@ void syscall_log_drain(struct thread *t)
 	}
 	log->tail = head;
 	stats.tracer_ns += monotonic_ns() - began;
+	pthread_mutex_unlock(&lock);
 }
 
 bool syscall_log_set_result(struct thread *t, uint64_t mark, int64_t ret)
@@ -284,7 +302,9 @@ bool syscall_log_set_result(struct thread *t, uint64_t mark, int64_t ret)
 	/* taken already: into the file now, before later entries take its place */
 	for (unsigned i = 0; i < t->nlog_unanswered; i++)
 		waited |= t->log_unanswered[i].seq == (mark & ~REGION_LOG_MARK);
+	pthread_mutex_lock(&lock);
 	answer_late(t, log);
+	pthread_mutex_unlock(&lock);
 	return waited;
 }
 
@@ -317,7 +337,9 @@ bool syscall_log_unmark(struct thread *t, uint64_t mark)
 void syscall_log_flush(struct thread *t)
 {
 	syscall_log_drain(t);
+	pthread_mutex_lock(&lock);
 	stats.flushes++;
+	pthread_mutex_unlock(&lock);
 }
 
 bool syscall_log_close(struct syscall_log_stats *st, char *err, size_t errlen)

@@ -4,9 +4,10 @@
 # stays what one thread counts: against strace -f -c and by construction, with 4
 # threads and every exec handed to the next thread (SYSTRACE_TEST_HANDOFF), and with
 # 4 threads under the load rule alone; summary.csv says how many served and moved,
-# and the serving CPU of all of them;
-# bad values and --log are refused with a message. (`make check` also runs the whole
-# e2e suite with 4 threads and every exec handed off: SYSTRACE_TEST_THREADS.)
+# and the serving CPU of all of them; --log with 4 threads, every image of the mix on
+# the next: the log adds up to the CSV files, each thread's entries in time order;
+# bad values are refused with a message. (`make check` also runs the whole e2e
+# suite with 4 threads and every exec handed off: SYSTRACE_TEST_THREADS.)
 . "$(dirname "$0")/lib.sh"
 P=$PROGRAMS
 unset SYSTRACE_TEST_THREADS SYSTRACE_TEST_HANDOFF
@@ -37,6 +38,19 @@ if compare_with_strace chain "exit_group=2" "$P/exec_chain" 40; then
 fi
 # stopped and continued while the images cross threads
 stopped_chain "$TMPDIR/stopped" 200 "exec_chain 200 stopped, 4 threads"
+# the log, written by the four threads: every entry in the CSV files, each thread's
+# in time order (logtool.py check), the mix's calls all there
+ST_OPTS="--tracer-threads=4 --log" st_run_mode default "$TMPDIR/logged" sh -c "$MIX"
+[ "$ST_STATUS" -eq 0 ] || check_problem "the mix under --log on 4 threads: exit status $ST_STATUS"
+if require_file "$TMPDIR/logged/syscall-log.bin" "the mix under --log on 4 threads"; then
+	SYSCALL_TABLE=$BUILD_DIR/gen/syscall_table.c python3 "$E2E_DIR/logtool.py" check "$TMPDIR/logged" \
+		>"$TMPDIR/logged.check" 2>&1 || {
+		check_problem "the mix under --log on 4 threads: the log does not add up to the CSV files:"
+		sed 's/^/    | /' "$TMPDIR/logged.check" | head -20
+	}
+	expect_count "$TMPDIR/logged" x86_64 getppid $((600 + 1000 + 80 + 33 + 25 + 1)) "the mix under --log on 4 threads"
+	expect_summary "$TMPDIR/logged" tracer_handoffs 7 "the mix under --log"
+fi
 # the serving load is every thread's: 300 images, each served by the next of the 4
 # threads, so that the first alone serves a quarter of them; the serving CPU is
 # most of the tracer's CPU but the writer's (it was the first thread's only: 0.25-0.5
@@ -72,18 +86,15 @@ for bad in 0 65 -1 two ""; do
 		check_problem "--tracer-threads='$bad': no message naming the option: $(cat "$D.err")"
 	[ -e "$D" ] && check_problem "--tracer-threads='$bad': the output folder was made"
 done
-"$SYSTRACE" --tracer-threads=2 --log -o "$TMPDIR/log" -- true >/dev/null 2>"$TMPDIR/log.err"
-[ $? -eq 125 ] || check_problem "--tracer-threads=2 --log: not refused with 125"
-grep -q 'cannot go with --log' "$TMPDIR/log.err" || check_problem "--tracer-threads=2 --log: no message"
 SYSTRACE_TEST_THREADS=many "$SYSTRACE" -o "$TMPDIR/env" -- true >/dev/null 2>"$TMPDIR/env.err"
 [ $? -eq 125 ] || check_problem "SYSTRACE_TEST_THREADS=many: not refused with 125"
 grep -q "SYSTRACE_TEST_THREADS needs a number from 1 to 64, not 'many'" "$TMPDIR/env.err" ||
 	check_problem "SYSTRACE_TEST_THREADS=many: no message naming it"
-# one thread by default, and with --log whatever the suite's default
+# one thread by default; the suite's default, with --log too
 st_run_mode default "$TMPDIR/one" true
 expect_summary "$TMPDIR/one" tracer_threads 1 "the default"
-SYSTRACE_TEST_THREADS=4 ST_OPTS=--log st_run_mode default "$TMPDIR/logged" true
+SYSTRACE_TEST_THREADS=4 ST_OPTS=--log st_run_mode default "$TMPDIR/suite" true
 [ "$ST_STATUS" -eq 0 ] || check_problem "--log under SYSTRACE_TEST_THREADS=4: exit status $ST_STATUS"
-expect_summary "$TMPDIR/logged" tracer_threads 1 "--log under SYSTRACE_TEST_THREADS=4"
+expect_summary "$TMPDIR/suite" tracer_threads 4 "--log under SYSTRACE_TEST_THREADS=4"
 
 finish
