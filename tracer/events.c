@@ -525,6 +525,10 @@ static void take_posted(struct inbox_item *item)
 		pass_on_here(item->sig, item->from, item->at_ns);
 		return;
 	}
+	if (item->kind == INBOX_NESTED) {
+		nested_on_message(&item->nested);
+		return;
+	}
 	thread_take(t);
 	placement_adopt(t);
 	if (handed(t, handoff_take(&item->handoff)))

@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -13,9 +14,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "grow_array.h"
 #include "held_statuses.h"
 #include "library.h"
 #include "procfs.h"
+#include "tracer_threads.h"
 
 /* What wait4 says of a thread just attached: stopped by SIGSTOP. */
 #define ATTACH_STOP_STATUS ((SIGSTOP << 8) | 0x7f)
@@ -23,6 +26,35 @@
 #define REGSET_MAX (64 * 1024)
 /* How deep pid namespaces are looked into (NSpid's fields). */
 #define NS_DEPTH_MAX 32
+/* An attach posted to a thread the target has left meanwhile (its exec handed it
+ * on): its TracerPid read again, this many times in all. */
+#define ATTACH_TRIES 3
+/* An ATTACH's answer when the target is not the receiver's (any more). */
+#define NOT_HERE (-(long)ESRCH - 1000)
+
+/* What a thread has to do with other serving threads (nested_ptrace.h). */
+struct remote_attached {
+	pid_t name, target;
+	unsigned server;
+};
+struct nested_remote {
+	/* as a target attached from another serving thread: which, and a thread there
+	 * waiting for its stop (0: none) */
+	int tracer_server;
+	pid_t waiter;
+	uint64_t waiter_status_at;
+	uint32_t waiter_seq;
+	unsigned waiter_server;
+	/* as a caller: its call posted (NESTED_OP_NONE: none), answered by seq */
+	uint32_t seq;
+	enum nested_op pending;
+	pid_t pending_target, pending_name;
+	unsigned pending_server, tries;
+	uint64_t args[4];
+	/* the threads it attached there */
+	struct remote_attached *attached;
+	size_t nattached, cap;
+};
 
 static void (*resume)(pid_t tid, int request, int sig);
 
@@ -34,6 +66,16 @@ void nested_setup(void (*resume_fn)(pid_t tid, int request, int sig))
 static pid_t tgid_of(const struct thread *t)
 {
 	return t->img->rec.pid;
+}
+
+static struct nested_remote *remote_of(struct thread *t)
+{
+	if (!t->remote) {
+		if (!(t->remote = calloc(1, sizeof(*t->remote))))
+			abort();
+		t->remote->tracer_server = -1;
+	}
+	return t->remote;
 }
 
 /* The call returns ret without reaching the kernel, and t goes on. */
@@ -145,19 +187,21 @@ static bool may_attach(pid_t caller, pid_t target)
 	return true;
 }
 
-static long attach(struct thread *t, struct thread *x, pid_t name)
+/* caller (tid, tgid; its thread on serving thread `server`) attaches x. Its
+ * waits must then stop (library_waits_stop): no stub may make them in-process. */
+static long attach(pid_t caller, pid_t caller_tgid, unsigned server, struct thread *x, pid_t name)
 {
-	if (tgid_of(x) == tgid_of(t) || x->nested != NESTED_NONE || x->exit_event_seen)
+	if (tgid_of(x) == caller_tgid || x->nested != NESTED_NONE || x->exit_event_seen)
 		return -EPERM;
-	if (!may_attach(t->tid, x->tid))
+	if (!may_attach(caller, x->tid))
 		return -EPERM;
-	/* its waits must stop here: no stub may make them in-process */
-	library_waits_stop(t);
-	x->ptracer = t->tid;
-	x->ptracer_tgid = tgid_of(t);
+	x->ptracer = caller;
+	x->ptracer_tgid = caller_tgid;
 	x->ptraced_as = name;
 	x->nested = NESTED_STOPPING;
 	x->nested_reported = false;
+	if (server != tracer_threads_me())
+		remote_of(x)->tracer_server = (int)server;
 	/* a stop already in the event loop's queue is the one kept */
 	if (!x->held && ptrace(PTRACE_INTERRUPT, x->tid, 0, 0) == 0)
 		x->interrupted = true;
@@ -171,33 +215,35 @@ static void release(struct thread *x)
 
 	x->nested = NESTED_NONE;
 	x->ptracer = x->ptracer_tgid = x->ptraced_as = 0;
+	if (x->remote)
+		x->remote->tracer_server = -1;
 	if (stopped)
 		held_status_push(x->tid, x->nested_status);
 }
 
 /* PTRACE_GETREGSET: the set into the caller's iovec, whose length says how much. */
-static long copy_regset(struct thread *t, struct thread *x, uint64_t type, uint64_t iov_at)
+static long copy_regset(pid_t caller, struct thread *x, uint64_t type, uint64_t iov_at)
 {
 	struct iovec theirs, mine;
 	void *buf;
 	long ret = 0;
 
-	if (!get(t->tid, iov_at, &theirs, sizeof(theirs)))
+	if (!get(caller, iov_at, &theirs, sizeof(theirs)))
 		return -EFAULT;
 	mine.iov_len = theirs.iov_len < REGSET_MAX ? theirs.iov_len : REGSET_MAX;
 	if (!(buf = mine.iov_base = malloc(mine.iov_len ? mine.iov_len : 1)))
 		abort();
 	if (ptrace(PTRACE_GETREGSET, x->tid, (void *)type, &mine) < 0)
 		ret = -errno;
-	else if (!put(t->tid, (uint64_t)theirs.iov_base, buf, mine.iov_len)
-		 || !put(t->tid, iov_at + offsetof(struct iovec, iov_len), &mine.iov_len, sizeof(mine.iov_len)))
+	else if (!put(caller, (uint64_t)theirs.iov_base, buf, mine.iov_len)
+		 || !put(caller, iov_at + offsetof(struct iovec, iov_len), &mine.iov_len, sizeof(mine.iov_len)))
 		ret = -EFAULT;
 	free(buf);
 	return ret;
 }
 
 /* PTRACE_GETREGS, PTRACE_GETFPREGS: len bytes of x's registers at data. */
-static long copy_regs(struct thread *t, struct thread *x, int request, uint64_t data, size_t len)
+static long copy_regs(pid_t caller, struct thread *x, int request, uint64_t data, size_t len)
 {
 	union {
 		struct user_regs_struct regs;
@@ -206,10 +252,10 @@ static long copy_regs(struct thread *t, struct thread *x, int request, uint64_t 
 
 	if (ptrace(request, x->tid, 0, &r) < 0)
 		return -errno;
-	return put(t->tid, data, &r, len) ? 0 : -EFAULT;
+	return put(caller, data, &r, len) ? 0 : -EFAULT;
 }
 
-static long request(struct thread *t, struct thread *x, long req, const uint64_t *args)
+static long request(pid_t caller, struct thread *x, long req, const uint64_t *args)
 {
 	if (req == PTRACE_DETACH || req == PTRACE_KILL) {
 		int sig = req == PTRACE_KILL ? SIGKILL : (int)args[3];
@@ -222,11 +268,113 @@ static long request(struct thread *t, struct thread *x, long req, const uint64_t
 	if (x->nested != NESTED_STOPPED)
 		return -ESRCH; /* not stopped yet: as the kernel says */
 	switch (req) {
-	case PTRACE_GETREGS: return copy_regs(t, x, PTRACE_GETREGS, args[3], sizeof(struct user_regs_struct));
-	case PTRACE_GETFPREGS: return copy_regs(t, x, PTRACE_GETFPREGS, args[3], sizeof(struct user_fpregs_struct));
-	case PTRACE_GETREGSET: return copy_regset(t, x, args[2], args[3]);
+	case PTRACE_GETREGS: return copy_regs(caller, x, PTRACE_GETREGS, args[3], sizeof(struct user_regs_struct));
+	case PTRACE_GETFPREGS: return copy_regs(caller, x, PTRACE_GETFPREGS, args[3], sizeof(struct user_fpregs_struct));
+	case PTRACE_GETREGSET: return copy_regset(caller, x, args[2], args[3]);
 	default: return -EIO; /* not emulated */
 	}
+}
+
+/* x's stop reported to a wait: the status written where the wait wants it. */
+static void report_stop(pid_t waiter, uint64_t status_at, struct thread *x)
+{
+	int status = ATTACH_STOP_STATUS;
+
+	if (status_at)
+		put(waiter, status_at, &status, sizeof(status));
+	x->nested_reported = true;
+}
+
+/* Across serving threads: posting, and what the receiver does. */
+static void post(unsigned to, const struct nested_msg *m)
+{
+	struct inbox_item item = { .kind = INBOX_NESTED, .nested = *m };
+
+	item.nested.from = tracer_threads_me();
+	tracer_threads_post(to, &item);
+}
+
+static void post_answer(unsigned to, pid_t caller, uint32_t seq, long ret)
+{
+	post(to, &(struct nested_msg){ .op = NESTED_OP_ANSWER, .caller = caller, .seq = seq, .ret = ret });
+}
+
+/* The serving thread whose tracee caller names, when it is not this one, or -1:
+ * its TracerPid, read in systrace's pid namespace, where the caller must be. */
+static int server_of_name(const struct thread *caller, pid_t name)
+{
+	uint64_t ids[NS_DEPTH_MAX], tracer;
+	int to;
+
+	if (tracer_threads_count() == 1 || name <= 0 || procfs_status_list(caller->tid, "NSpid", ids, NS_DEPTH_MAX) > 1
+	    || !procfs_status_u64(name, "TracerPid", 10, &tracer) || (to = tracer_threads_server_of((pid_t)tracer)) < 0
+	    || (unsigned)to == tracer_threads_me())
+		return -1;
+	return to;
+}
+
+/* t's call op on target (as it named it) posted to its serving thread; t stays at
+ * its seccomp stop until the answer. */
+static void send(struct thread *t, enum nested_op op, unsigned to, pid_t target, pid_t name, const uint64_t *args)
+{
+	struct nested_remote *r = remote_of(t);
+	struct nested_msg m = { .op = op, .caller = t->tid, .caller_tgid = tgid_of(t), .target = target,
+				.name = name, .seq = ++r->seq };
+
+	r->pending = op;
+	r->pending_target = target;
+	r->pending_name = name;
+	r->pending_server = to;
+	memcpy(r->args, args, sizeof(r->args));
+	memcpy(m.args, args, sizeof(m.args));
+	post(to, &m);
+}
+
+static struct remote_attached *remote_entry(const struct thread *t, pid_t name)
+{
+	for (size_t i = 0; t->remote && i < t->remote->nattached; i++)
+		if (t->remote->attached[i].name == name)
+			return &t->remote->attached[i];
+	return NULL;
+}
+
+static void remote_drop(struct thread *t, struct remote_attached *e)
+{
+	*e = t->remote->attached[--t->remote->nattached];
+}
+
+/* A thread of caller's process that attached name on another serving thread. */
+struct remote_lookup {
+	const struct image *img;
+	pid_t name;
+	const struct remote_attached *found;
+};
+
+static void match_remote(struct thread *u, void *arg)
+{
+	struct remote_lookup *l = arg;
+
+	if (!l->found && u->img == l->img)
+		l->found = remote_entry(u, l->name);
+}
+
+static bool on_attach(struct thread *t, pid_t name, const uint64_t *args)
+{
+	struct thread *x = named(t, name);
+	long ret;
+	int to;
+
+	if (!x && (to = server_of_name(t, name)) < 0)
+		return false; /* not systrace's: the kernel decides */
+	if (x) {
+		if ((ret = attach(t->tid, tgid_of(t), tracer_threads_me(), x, name)) == 0)
+			library_waits_stop(t);
+		answer(t, ret);
+	} else {
+		remote_of(t)->tries = 1;
+		send(t, NESTED_OP_ATTACH, (unsigned)to, name, name, args);
+	}
+	return true;
 }
 
 /* A request to become a tracer that is not emulated and that the kernel refuses
@@ -251,32 +399,31 @@ static bool on_ptrace(struct thread *t, const uint64_t *args)
 {
 	long req = (long)args[0];
 	pid_t name = (pid_t)args[1];
+	struct remote_attached *e;
 	struct thread *x;
 
-	if (req == PTRACE_TRACEME || (req == PTRACE_SEIZE && named(t, name))) {
+	if (req == PTRACE_TRACEME || (req == PTRACE_SEIZE && (named(t, name) || server_of_name(t, name) >= 0))) {
 		say_refused(t, req);
 		return false; /* the kernel's answer */
 	}
-	if (req == PTRACE_ATTACH) {
-		if (!(x = named(t, name)))
-			return false; /* not systrace's: the kernel decides */
-		answer(t, attach(t, x, name));
+	if (req == PTRACE_ATTACH)
+		return on_attach(t, name, args);
+	if ((x = attached(t, name, true))) {
+		answer(t, request(t->tid, x, req, args));
 		return true;
 	}
-	if (!(x = attached(t, name, true)))
+	if (!(e = remote_entry(t, name)))
 		return false;
-	answer(t, request(t, x, req, args));
+	send(t, NESTED_OP_REQUEST, e->server, e->target, name, args);
+	if (req == PTRACE_DETACH || req == PTRACE_KILL)
+		remote_drop(t, e);
 	return true;
 }
 
 /* The waiting caller w gets x's stop. */
 static void give_stop(struct thread *w, struct thread *x)
 {
-	int status = ATTACH_STOP_STATUS;
-
-	if (w->wait_status_at)
-		put(w->tid, w->wait_status_at, &status, sizeof(status));
-	x->nested_reported = true;
+	report_stop(w->tid, w->wait_status_at, x);
 	w->waits_for = 0;
 	answer(w, x->ptraced_as);
 }
@@ -284,10 +431,17 @@ static void give_stop(struct thread *w, struct thread *x)
 static bool on_wait4(struct thread *t, const uint64_t *args)
 {
 	struct thread *x = attached(t, (pid_t)args[0], false);
+	struct remote_lookup l = { t->img, (pid_t)args[0], NULL };
 	bool ready;
 
-	if (!x)
-		return false; /* its own children, or anything: the kernel's */
+	if (!x) {
+		if ((pid_t)args[0] > 0)
+			tasks_for_each_thread(match_remote, &l);
+		if (!l.found)
+			return false; /* its own children, or anything: the kernel's */
+		send(t, NESTED_OP_WAIT, l.found->server, l.found->target, l.name, args);
+		return true;
+	}
 	ready = x->nested == NESTED_STOPPED && !x->nested_reported;
 	t->waits_for = x->tid;
 	t->wait_status_at = args[1];
@@ -334,6 +488,7 @@ static struct thread *waiter_of(const struct thread *x)
 
 bool nested_holds(struct thread *t, int status)
 {
+	struct nested_remote *r = t->remote;
 	struct thread *w;
 
 	if (t->nested == NESTED_NONE || !WIFSTOPPED(status))
@@ -349,6 +504,11 @@ bool nested_holds(struct thread *t, int status)
 	t->nested_status = status;
 	if ((w = waiter_of(t)))
 		give_stop(w, t);
+	else if (r && r->waiter) {
+		report_stop(r->waiter, r->waiter_status_at, t);
+		post_answer(r->waiter_server, r->waiter, r->waiter_seq, t->ptraced_as);
+		r->waiter = 0;
+	}
 	return true;
 }
 
@@ -356,6 +516,34 @@ static void detach_from(struct thread *u, void *tracer)
 {
 	if (u->nested != NESTED_NONE && u->ptracer == *(pid_t *)tracer)
 		release(u);
+	if (u->remote && u->remote->waiter == *(pid_t *)tracer)
+		u->remote->waiter = 0;
+}
+
+/* What t had to do with other serving threads, ended with it: the threads it
+ * attached there (and the one its posted call may attach) go on; its tracer and a
+ * waiter there learn that it is gone. */
+static void remote_leaves(struct thread *t)
+{
+	struct nested_remote *r = t->remote;
+	bool told[TRACER_THREADS_MAX] = { false };
+	struct nested_msg left = { .op = NESTED_OP_LEFT, .caller = t->tid };
+
+	for (size_t i = 0; i < r->nattached; i++)
+		told[r->attached[i].server] = true;
+	if (r->pending != NESTED_OP_NONE)
+		told[r->pending_server] = true;
+	for (unsigned i = 0; i < TRACER_THREADS_MAX; i++)
+		if (told[i])
+			post(i, &left);
+	if (r->waiter)
+		post_answer(r->waiter_server, r->waiter, r->waiter_seq, -ECHILD);
+	if (r->tracer_server >= 0)
+		post((unsigned)r->tracer_server,
+		     &(struct nested_msg){ .op = NESTED_OP_GONE, .caller = t->ptracer, .target = t->tid });
+	free(r->attached);
+	free(r);
+	t->remote = NULL;
 }
 
 void nested_thread_leaves(struct thread *t)
@@ -367,7 +555,95 @@ void nested_thread_leaves(struct thread *t)
 		w->waits_for = 0;
 		answer(w, -ECHILD);
 	}
+	if (t->remote)
+		remote_leaves(t);
 	t->nested = NESTED_NONE;
 	t->ptracer = t->ptracer_tgid = t->ptraced_as = 0;
 	t->waits_for = 0;
+}
+
+/* The target's serving thread: an attach, a request or a wait posted for it;
+ * false when its answer comes later (a wait, when the target stops). */
+static bool on_posted_call(const struct nested_msg *m, long *ret)
+{
+	struct thread *x = thread_find(m->target);
+
+	if (m->op == NESTED_OP_ATTACH)
+		*ret = x && x->img && !x->gone ? attach(m->caller, m->caller_tgid, m->from, x, m->name) : NOT_HERE;
+	else if (m->op == NESTED_OP_REQUEST)
+		*ret = x && x->nested != NESTED_NONE && x->ptracer == m->caller ? request(m->caller, x, (long)m->args[0], m->args)
+										  : -ESRCH;
+	else if (!x || x->nested == NESTED_NONE || x->ptracer_tgid != m->caller_tgid)
+		*ret = -ECHILD;
+	else if (x->nested == NESTED_STOPPED && !x->nested_reported) {
+		report_stop(m->caller, m->args[1], x);
+		*ret = x->ptraced_as;
+	} else if (m->args[2] & WNOHANG)
+		*ret = 0;
+	else {
+		remote_of(x)->waiter = m->caller;
+		x->remote->waiter_status_at = m->args[1];
+		x->remote->waiter_seq = m->seq;
+		x->remote->waiter_server = m->from;
+		return false;
+	}
+	return true;
+}
+
+/* The caller's serving thread: the answer to t's posted call. */
+static void on_answer(struct thread *t, long ret)
+{
+	struct nested_remote *r = t->remote;
+	enum nested_op op = r->pending;
+	int to;
+
+	r->pending = NESTED_OP_NONE;
+	if (op == NESTED_OP_ATTACH && ret == NOT_HERE) {
+		/* it moved on (its exec): ask where it is now */
+		if (r->tries++ < ATTACH_TRIES && (to = server_of_name(t, r->pending_name)) >= 0) {
+			send(t, NESTED_OP_ATTACH, (unsigned)to, r->pending_target, r->pending_name, r->args);
+			return;
+		}
+		ret = -ESRCH;
+	}
+	if (op == NESTED_OP_ATTACH && ret == 0) {
+		library_waits_stop(t);
+		r->attached = grow_array(r->attached, &r->cap, r->nattached, sizeof(*r->attached));
+		r->attached[r->nattached++] = (struct remote_attached){ r->pending_name, r->pending_target, r->pending_server };
+	}
+	answer(t, ret);
+}
+
+void nested_on_message(const struct nested_msg *m)
+{
+	struct thread *t;
+	struct remote_attached *e;
+	long ret;
+
+	switch (m->op) {
+	case NESTED_OP_ATTACH:
+	case NESTED_OP_REQUEST:
+	case NESTED_OP_WAIT:
+		if (on_posted_call(m, &ret))
+			post_answer(m->from, m->caller, m->seq, ret);
+		break;
+	case NESTED_OP_LEFT:
+		tasks_for_each_thread(detach_from, (void *)&m->caller);
+		break;
+	case NESTED_OP_ANSWER:
+		/* (a caller gone, or past that call, has no use for it) */
+		if ((t = thread_find(m->caller)) && t->remote && t->remote->pending != NESTED_OP_NONE
+		    && t->remote->seq == m->seq)
+			on_answer(t, m->ret);
+		break;
+	case NESTED_OP_GONE:
+		for (size_t i = 0; (t = thread_find(m->caller)) && t->remote && i < t->remote->nattached;)
+			if ((e = &t->remote->attached[i])->target == m->target)
+				remote_drop(t, e);
+			else
+				i++;
+		break;
+	case NESTED_OP_NONE:
+		break;
+	}
 }

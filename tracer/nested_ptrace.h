@@ -22,7 +22,39 @@
  * (unless the caller's effective uid is 0). So that its waits reach the tracer, the
  * caller's memory has its wait sites (and those whose number varies) stop from its
  * first attach on (library_waits_stop); ptrace calls always stop (must_stop.h).
- * When the caller's thread ends, its threads are detached, as the kernel does. */
+ * When the caller's thread ends, its threads are detached, as the kernel does.
+ *
+ * With several serving threads (--tracer-threads) the program and the thread it
+ * names may be served by two of them, and only the target's may make ptrace
+ * requests on it. The caller's thread then posts the call to the target's
+ * (tracer_threads_post), keeps the caller at its seccomp stop, and answers it when
+ * the answer is posted back:
+ *
+ *   the caller's serving thread (A)            the target's (B)
+ *   PTRACE_ATTACH of a tid not here: its
+ *     TracerPid is B's thread: ATTACH  ----->  the kernel's rule, PTRACE_INTERRUPT;
+ *                                       <----  ANSWER 0 (or -EPERM)
+ *     the caller's list of remote threads
+ *     gains it; the call returns
+ *   GETREGS, GETFPREGS, GETREGSET, DETACH,
+ *     KILL of one on its list: REQUEST ----->  done on the target, the result
+ *                                              written into the caller's memory
+ *                                       <----  ANSWER
+ *   wait4 of one on its process's lists:
+ *     WAIT                             ----->  its stop now, or when it comes
+ *                                              (nested_holds), written there
+ *                                       <----  ANSWER (its tid as named)
+ *   the caller's thread leaves: LEFT   ----->  what it attached goes on
+ *   an ANSWER that finds the caller gone       a target that leaves: GONE to its
+ *     or past that call (its seq) is dropped     tracer's thread, ECHILD to a
+ *                                                waiter there
+ *
+ * Each serving thread keeps to its own tracees' records; the messages carry tids
+ * and the call's arguments. An image moves only at its exec event, and an exec
+ * ends its threads' attachments both ways (nested_thread_leaves), so none moves
+ * while attached. Across threads only callers in systrace's own pid namespace
+ * are served so (the target's TracerPid is read in it); in another the kernel's
+ * EPERM stays. */
 #ifndef SYSTRACE_NESTED_PTRACE_H
 #define SYSTRACE_NESTED_PTRACE_H
 
@@ -43,5 +75,26 @@ bool nested_holds(struct thread *t, int status);
 /* When a thread leaves its image (tasks.h hook): the threads it attached go on, and
  * a wait for it fails (ECHILD). */
 void nested_thread_leaves(struct thread *t);
+
+/* What one serving thread posts to another (tracer_threads.h's inbox). */
+enum nested_op {
+	NESTED_OP_NONE,
+	NESTED_OP_ATTACH,  /* to the target's thread: attach it for caller */
+	NESTED_OP_REQUEST, /* a ptrace request (args) on it */
+	NESTED_OP_WAIT,    /* caller waits for its stop (args: wait4's) */
+	NESTED_OP_LEFT,    /* caller's thread is gone: what it attached goes on */
+	NESTED_OP_ANSWER,  /* to the caller's thread: ret, for its call seq */
+	NESTED_OP_GONE,    /* to the tracer's thread: target left */
+};
+struct nested_msg {
+	enum nested_op op;
+	unsigned from;         /* the posting serving thread */
+	pid_t caller, caller_tgid, target, name;
+	uint32_t seq;          /* the caller's call it belongs to */
+	uint64_t args[4];
+	long ret;
+};
+/* A message another serving thread posted. */
+void nested_on_message(const struct nested_msg *m);
 
 #endif

@@ -156,6 +156,9 @@ struct thread {
 	 * until the stop comes */
 	pid_t waits_for;               /* 0: none */
 	uint64_t wait_status_at;       /* where the wait status goes (0: nowhere) */
+	/* the same across serving threads (--tracer-threads): NULL but while it has
+	 * any (nested_ptrace.c) */
+	struct nested_remote *remote;
 	struct thread *hash_next;
 	struct thread *live_prev, *live_next; /* every thread, oldest first (tasks.c) */
 };

@@ -24,6 +24,7 @@ struct server {
 	clockid_t cpu_clock;
 	struct inbox_item *first, *last; /* under lock */
 	bool idle;                       /* under lock */
+	bool done;                       /* under lock: it serves no more */
 	struct serving_sums sums;        /* its end's: read after the join */
 	struct object **objects;
 };
@@ -59,6 +60,9 @@ static void *server_main(void *arg)
 	serving_begin();
 	serve_fn();
 	s->objects = serving_end(&s->sums);
+	pthread_mutex_lock(&lock);
+	s->done = true;
+	pthread_mutex_unlock(&lock);
 	return NULL;
 }
 
@@ -101,6 +105,14 @@ unsigned tracer_threads_count(void)
 unsigned tracer_threads_me(void)
 {
 	return me;
+}
+
+int tracer_threads_server_of(pid_t tid)
+{
+	for (unsigned i = 0; i < nservers; i++)
+		if (servers[i].tid == tid)
+			return (int)i;
+	return -1;
 }
 
 /* Every thread's share of the last window busy, looked at once a window. */
@@ -149,6 +161,12 @@ void tracer_threads_post(unsigned to, const struct inbox_item *item)
 	*copy = *item;
 	copy->next = NULL;
 	pthread_mutex_lock(&lock);
+	if (s->done) {
+		/* (what a thread's end tells one that has ended: nothing to do there) */
+		pthread_mutex_unlock(&lock);
+		free(copy);
+		return;
+	}
 	*(s->last ? &s->last->next : &s->first) = copy;
 	s->last = copy;
 	in_flight++;

@@ -29,15 +29,17 @@
 #include <sys/types.h>
 
 #include "handoff.h"
+#include "nested_ptrace.h"
 #include "serving_end.h"
 
 #define TRACER_THREADS_MAX 64
 
 /* What one thread posts to another. */
-enum inbox_kind { INBOX_IMAGE, INBOX_SIGNAL };
+enum inbox_kind { INBOX_IMAGE, INBOX_SIGNAL, INBOX_NESTED };
 struct inbox_item {
 	enum inbox_kind kind;
 	struct handoff handoff; /* INBOX_IMAGE */
+	struct nested_msg nested; /* INBOX_NESTED */
 	int sig;                /* INBOX_SIGNAL: as signals_take_forward gave it */
 	pid_t from;
 	uint64_t at_ns;
@@ -51,11 +53,14 @@ void tracer_threads_start(unsigned n, void (*serve)(void));
 /* How many serve, and which one the calling thread is (0: the first, or the only). */
 unsigned tracer_threads_count(void);
 unsigned tracer_threads_me(void);
+/* Which serving thread has the thread id tid (a tracee's TracerPid), or -1. */
+int tracer_threads_server_of(pid_t tid);
 /* Where an image handed off at an exec event goes: the next thread under
  * SYSTRACE_TEST_HANDOFF=every-exec, else one much less busy than this one, if
  * any (the design's rule); -1: it stays. */
 int tracer_threads_pick(void);
-/* Posts item (copied) to thread `to`, and wakes it. */
+/* Posts item (copied) to thread `to`, and wakes it; nothing if `to` has ended
+ * (what a thread flushed at the end of a run tells it). */
 void tracer_threads_post(unsigned to, const struct inbox_item *item);
 /* The first thread: item to every other. */
 void tracer_threads_post_all(const struct inbox_item *item);

@@ -1,0 +1,36 @@
+#!/bin/sh
+# A traced program's PTRACE_ATTACH of a process it did not create, its sibling, as a
+# debugger's `attach PID` does (tests/programs/attach_other.c; tracer/nested_ptrace.h):
+# the attach, the wait for its stop (blocking, and with WNOHANG), GETREGS, GETFPREGS
+# and GETREGSET showing the target's marked register, the detach, ESRCH after it, and
+# the target going on, all as natively (the program checks each step; it exits 0);
+# with one serving thread, and with 4 and every exec handed to the next, so that the
+# target and the attacher are served by two threads and every call crosses between
+# them (before, the kernel refused the attach: EPERM); in the default mode and with
+# --patch=off. By construction: 6 ptrace calls a round, at least one wait4.
+. "$(dirname "$0")/lib.sh"
+P=$PROGRAMS
+unset SYSTRACE_TEST_THREADS
+ROUNDS=30
+
+"$P/attach_other" $ROUNDS || fail "attach_other $ROUNDS exits $? natively"
+export SYSTRACE_TEST_HANDOFF=every-exec
+for threads in 1 4; do
+	for mode in default off; do
+		name=threads$threads-$mode
+		echo "== attach_other $ROUNDS, --tracer-threads=$threads, --patch=$mode"
+		ST_OPTS=--tracer-threads=$threads st_run_ok "$mode" "attach_other ($threads threads)" \
+			"$TMPDIR/$name" "$P/attach_other" $ROUNDS
+		require_file "$TMPDIR/$name/summary.csv" "$name" || continue
+		expect_count "$TMPDIR/$name" x86_64 ptrace $((6 * ROUNDS)) "$name"
+		n=$(csvtool counts "$TMPDIR/$name" x86_64 | awk '$1 == "wait4" { print $2 }')
+		[ "${n:-0}" -ge $((ROUNDS + 2)) ] ||
+			check_problem "$name: wait4 counted ${n:-0} times, at least $((ROUNDS + 2)) by construction"
+		# the target's exec and the attacher's two, each to the next thread: on
+		# two threads, one apart
+		h=$(summary_value "$TMPDIR/$name" tracer_handoffs)
+		[ "$h" = 3 ] || check_problem "$name: $h hand-offs, expected 3 (each exec)"
+		csvtool consistency "$TMPDIR/$name" --any-mode || check_problem "$name: the CSV files are inconsistent"
+	done
+done
+finish
