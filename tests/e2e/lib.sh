@@ -94,6 +94,23 @@ st_run_mode() {
 	return 0
 }
 
+# st_run_in_pidns DIR WHAT SCRIPT [ARG...]: SCRIPT (sh -c; its $1 is systrace, $2
+# DIR, then the ARGs) in a pid namespace of its own with its own /proc, bounded as
+# st_run_mode is; output in DIR.out and DIR.err, which must hold no sanitizer
+# report; sets ST_STATUS. (Root only: the caller checks that unshare works.)
+st_run_in_pidns() {
+	_ns_dir=$1
+	_ns_what=$2
+	_ns_script=$3
+	shift 3
+	timeout --foreground -k 10 "$RUN_TIMEOUT" unshare --pid --fork --kill-child --mount-proc \
+		sh -c "$_ns_script" sh "$SYSTRACE" "$_ns_dir" "$@" >"$_ns_dir.out" 2>"$_ns_dir.err"
+	ST_STATUS=$?
+	[ "$ST_STATUS" -eq 124 ] && check_problem "$_ns_what did not finish within ${RUN_TIMEOUT}s"
+	no_sanitizer_report "$_ns_dir.err" "systrace -- $_ns_what"
+	return 0
+}
+
 # st_run DIR CMD [ARG...]: st_run_mode off DIR CMD...
 st_run() {
 	st_run_mode off "$@"

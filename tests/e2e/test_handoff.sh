@@ -74,13 +74,9 @@ else
 	reuse_run() {
 		_d=$1 _what=$2 _statuses=$3 _script=$4
 		shift 4
-		SYSTRACE_TEST_HANDOFF=every-exec-after-reuse timeout --foreground -k 10 "$RUN_TIMEOUT" \
-			unshare --pid --fork --kill-child --mount-proc sh -c "$_script" \
-			sh "$SYSTRACE" "$_d" "$@" >"$_d.out" 2>"$_d.err"
-		_st=$?
-		no_sanitizer_report "$_d.err" "systrace -- $_what"
-		if [ "$_st" -ne 0 ]; then
-			check_problem "$_what: exited $_st ($_statuses)"
+		SYSTRACE_TEST_HANDOFF=every-exec-after-reuse st_run_in_pidns "$_d" "$_what" "$_script" "$@"
+		if [ "$ST_STATUS" -ne 0 ]; then
+			check_problem "$_what: exited $ST_STATUS ($_statuses)"
 			st_show_err "$_d"
 		fi
 		expect_handoffs "$_d" 0 "$_what (the one hand-off killed)"

@@ -16,13 +16,10 @@ if ! unshare --pid --fork --mount-proc sh -c 'echo 400 > /proc/sys/kernel/pid_ma
 	exit 0
 fi
 # shellcheck disable=SC2016 # the inner sh expands them
-timeout --foreground -k 10 "$RUN_TIMEOUT" unshare --pid --fork --kill-child --mount-proc sh -c \
-	'echo 400 > /proc/sys/kernel/pid_max && exec "$1" --patch=off -o "$2" -- "$3" 1000 exec' \
-	sh "$SYSTRACE" "$D" "$PROGRAMS/fork_loop" >"$D.out" 2>"$D.err"
-st=$?
-no_sanitizer_report "$D.err" "systrace -- fork_loop 1000 exec"
-if [ "$st" -ne 0 ]; then
-	check_problem "systrace --patch=off -- fork_loop 1000 exec (pid_max 400) exited $st"
+st_run_in_pidns "$D" "fork_loop 1000 exec" \
+	'echo 400 > /proc/sys/kernel/pid_max && exec "$1" --patch=off -o "$2" -- "$3" 1000 exec' "$PROGRAMS/fork_loop"
+if [ "$ST_STATUS" -ne 0 ]; then
+	check_problem "systrace --patch=off -- fork_loop 1000 exec (pid_max 400) exited $ST_STATUS"
 	st_show_err "$D"
 fi
 csvtool consistency "$D" || check_problem "the CSV files disagree (above)"
