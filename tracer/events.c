@@ -563,6 +563,9 @@ static void on_exec_event(struct thread *t)
 			if (!leader->exit_event_seen)
 				leader->img->live_threads--;
 			thread_remove(leader);
+			/* what it ptrace-attached ends under the tid it attached with
+			 * (an exec ends it: nested_ptrace.h) */
+			nested_thread_leaves(execer);
 			thread_rekey(execer, tgid);
 			t = execer;
 			old = t->img;

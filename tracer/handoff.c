@@ -18,6 +18,7 @@
 #include "launch.h"
 #include "park.h"
 #include "procfs.h"
+#include "tid_marks.h"
 #include "tracee_wait.h"
 
 /* x86-64's user code segment: an i386 program's differs (and has no 64-bit vDSO) */
@@ -163,8 +164,12 @@ static enum handoff_result park(struct thread *t, struct handoff *m)
 	    || regs.orig_rax != 0 || regs.rip != vdso + vdso_syscall + 2)
 		return put_back(m, status);
 	regs.orig_rax = SYS_ppoll;
-	if (ptrace(PTRACE_SETREGS, m->tid, 0, &regs) < 0 || ptrace(PTRACE_DETACH, m->tid, 0, 0) < 0)
+	/* traced by no one from the detach to the receiver's seize (nested_ptrace.c) */
+	tid_mark_set(m->tid, TID_PARKED);
+	if (ptrace(PTRACE_SETREGS, m->tid, 0, &regs) < 0 || ptrace(PTRACE_DETACH, m->tid, 0, 0) < 0) {
+		tid_mark_clear(m->tid, TID_PARKED);
 		return HANDOFF_HELD; /* killed in the stop: its exit event comes */
+	}
 	if (test_mode == TEST_STOPPED)
 		stop_parked(m);
 	return HANDOFF_PARKED;
@@ -251,6 +256,7 @@ enum handoff_result handoff_take(const struct handoff *m)
 	if (test_mode == TEST_AFTER_REUSE)
 		wait_reused(m);
 	r = take(m);
+	tid_mark_clear(m->tid, TID_PARKED);
 	if (r == HANDOFF_HELD && test_mode == TEST_STOPPED)
 		pidfd_send_signal(m->pidfd, SIGCONT, NULL, 0);
 	/* the test mode tells the process now at the pid that the take was tried

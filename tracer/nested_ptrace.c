@@ -18,6 +18,7 @@
 #include "held_statuses.h"
 #include "library.h"
 #include "procfs.h"
+#include "tid_marks.h"
 #include "tracer_threads.h"
 
 /* What wait4 says of a thread just attached: stopped by SIGSTOP. */
@@ -187,6 +188,42 @@ static bool may_attach(pid_t caller, pid_t target)
 	return true;
 }
 
+/* Across serving threads: a message to another (nested_ptrace.h). */
+static void post(unsigned to, const struct nested_msg *m)
+{
+	struct inbox_item item = { .kind = INBOX_NESTED, .nested = *m };
+
+	item.nested.from = tracer_threads_me();
+	tracer_threads_post(to, &item);
+}
+
+static void post_answer(unsigned to, pid_t caller, uint32_t seq, long ret)
+{
+	post(to, &(struct nested_msg){ .op = NESTED_OP_ANSWER, .caller = caller, .seq = seq, .ret = ret });
+}
+
+/* The thread of the program waiting for x, if any. */
+struct waiter {
+	pid_t for_tid;
+	struct thread *found;
+};
+
+static void match_waiter(struct thread *u, void *arg)
+{
+	struct waiter *w = arg;
+
+	if (!w->found && u->waits_for == w->for_tid)
+		w->found = u;
+}
+
+static struct thread *waiter_of(const struct thread *x)
+{
+	struct waiter w = { x->tid, NULL };
+
+	tasks_for_each_thread(match_waiter, &w);
+	return w.found;
+}
+
 /* caller (tid, tgid; its thread on serving thread `server`) attaches x. Its
  * waits must then stop (library_waits_stop): no stub may make them in-process. */
 static long attach(pid_t caller, pid_t caller_tgid, unsigned server, struct thread *x, pid_t name)
@@ -208,15 +245,44 @@ static long attach(pid_t caller, pid_t caller_tgid, unsigned server, struct thre
 	return 0;
 }
 
+/* x no longer the program's: a caller on another serving thread forgets it. (A
+ * wait for it goes on, as natively: nothing wakes it.) */
+static void unattach(struct thread *x)
+{
+	struct nested_remote *r = x->remote;
+
+	if (r && r->tracer_server >= 0) {
+		post((unsigned)r->tracer_server,
+		     &(struct nested_msg){ .op = NESTED_OP_GONE, .caller = x->ptracer, .target = x->tid });
+		r->tracer_server = -1;
+	}
+	x->nested = NESTED_NONE;
+	x->ptracer = x->ptracer_tgid = x->ptraced_as = 0;
+}
+
+/* x gone, or dying (killed while kept): a wait for it fails (ECHILD). */
+static void unattach_gone(struct thread *x)
+{
+	struct nested_remote *r = x->remote;
+	struct thread *w;
+
+	if (r && r->waiter) {
+		post_answer(r->waiter_server, r->waiter, r->waiter_seq, -ECHILD);
+		r->waiter = 0;
+	}
+	if ((w = waiter_of(x))) {
+		w->waits_for = 0;
+		answer(w, -ECHILD);
+	}
+	unattach(x);
+}
+
 /* x no longer attached: the stop kept is handled as if it had just come. */
 static void release(struct thread *x)
 {
 	bool stopped = x->nested == NESTED_STOPPED;
 
-	x->nested = NESTED_NONE;
-	x->ptracer = x->ptracer_tgid = x->ptraced_as = 0;
-	if (x->remote)
-		x->remote->tracer_server = -1;
+	unattach(x);
 	if (stopped)
 		held_status_push(x->tid, x->nested_status);
 }
@@ -285,33 +351,32 @@ static void report_stop(pid_t waiter, uint64_t status_at, struct thread *x)
 	x->nested_reported = true;
 }
 
-/* Across serving threads: posting, and what the receiver does. */
-static void post(unsigned to, const struct nested_msg *m)
+/* Whether the thread ids caller names are systrace's too: its pid namespace. */
+static bool names_are_ours(const struct thread *caller)
 {
-	struct inbox_item item = { .kind = INBOX_NESTED, .nested = *m };
+	uint64_t ids[NS_DEPTH_MAX];
 
-	item.nested.from = tracer_threads_me();
-	tracer_threads_post(to, &item);
-}
-
-static void post_answer(unsigned to, pid_t caller, uint32_t seq, long ret)
-{
-	post(to, &(struct nested_msg){ .op = NESTED_OP_ANSWER, .caller = caller, .seq = seq, .ret = ret });
+	return procfs_status_list(caller->tid, "NSpid", ids, NS_DEPTH_MAX) <= 1;
 }
 
 /* The serving thread whose tracee caller names, when it is not this one, or -1:
  * its TracerPid, read in systrace's pid namespace, where the caller must be. */
 static int server_of_name(const struct thread *caller, pid_t name)
 {
-	uint64_t ids[NS_DEPTH_MAX], tracer;
+	uint64_t tracer;
 	int to;
 
-	if (tracer_threads_count() == 1 || name <= 0 || procfs_status_list(caller->tid, "NSpid", ids, NS_DEPTH_MAX) > 1
+	if (tracer_threads_count() == 1 || name <= 0 || !names_are_ours(caller)
 	    || !procfs_status_u64(name, "TracerPid", 10, &tracer) || (to = tracer_threads_server_of((pid_t)tracer)) < 0
 	    || (unsigned)to == tracer_threads_me())
 		return -1;
 	return to;
 }
+
+/* The calls this serving thread posted: an answer is matched to its call by this
+ * number (never reset: a thread's record, and its tid, may be another's by the time
+ * a late answer comes). */
+static _Thread_local uint32_t calls_posted;
 
 /* t's call op on target (as it named it) posted to its serving thread; t stays at
  * its seccomp stop until the answer. */
@@ -319,8 +384,9 @@ static void send(struct thread *t, enum nested_op op, unsigned to, pid_t target,
 {
 	struct nested_remote *r = remote_of(t);
 	struct nested_msg m = { .op = op, .caller = t->tid, .caller_tgid = tgid_of(t), .target = target,
-				.name = name, .seq = ++r->seq };
+				.name = name, .seq = ++calls_posted };
 
+	r->seq = m.seq;
 	r->pending = op;
 	r->pending_target = target;
 	r->pending_name = name;
@@ -358,21 +424,26 @@ static void match_remote(struct thread *u, void *arg)
 		l->found = remote_entry(u, l->name);
 }
 
-static bool on_attach(struct thread *t, pid_t name, const uint64_t *args)
+/* t's attach of name: answered here, posted to the serving thread that has the
+ * target, or refused while it is between two (parked, traced by none: the kernel's
+ * attach would take it from systrace); false when it is not systrace's, for the
+ * kernel to decide. */
+static bool try_attach(struct thread *t, pid_t name, const uint64_t *args)
 {
 	struct thread *x = named(t, name);
 	long ret;
 	int to;
 
-	if (!x && (to = server_of_name(t, name)) < 0)
-		return false; /* not systrace's: the kernel decides */
 	if (x) {
 		if ((ret = attach(t->tid, tgid_of(t), tracer_threads_me(), x, name)) == 0)
 			library_waits_stop(t);
 		answer(t, ret);
-	} else {
-		remote_of(t)->tries = 1;
+	} else if ((to = server_of_name(t, name)) >= 0) {
 		send(t, NESTED_OP_ATTACH, (unsigned)to, name, name, args);
+	} else if (tracer_threads_count() > 1 && name > 0 && (tid_marks(name) & TID_PARKED) && names_are_ours(t)) {
+		answer(t, -EPERM);
+	} else {
+		return false;
 	}
 	return true;
 }
@@ -406,8 +477,11 @@ static bool on_ptrace(struct thread *t, const uint64_t *args)
 		say_refused(t, req);
 		return false; /* the kernel's answer */
 	}
-	if (req == PTRACE_ATTACH)
-		return on_attach(t, name, args);
+	if (req == PTRACE_ATTACH) {
+		if (t->remote)
+			t->remote->tries = 0;
+		return try_attach(t, name, args);
+	}
 	if ((x = attached(t, name, true))) {
 		answer(t, request(t->tid, x, req, args));
 		return true;
@@ -435,7 +509,7 @@ static bool on_wait4(struct thread *t, const uint64_t *args)
 	bool ready;
 
 	if (!x) {
-		if ((pid_t)args[0] > 0)
+		if ((pid_t)args[0] > 0 && tracer_threads_count() > 1)
 			tasks_for_each_thread(match_remote, &l);
 		if (!l.found)
 			return false; /* its own children, or anything: the kernel's */
@@ -464,28 +538,6 @@ bool nested_on_call(struct thread *t, long nr, const uint64_t *args)
 	return false;
 }
 
-/* The thread of the program waiting for x, if any. */
-struct waiter {
-	pid_t for_tid;
-	struct thread *found;
-};
-
-static void match_waiter(struct thread *u, void *arg)
-{
-	struct waiter *w = arg;
-
-	if (!w->found && u->waits_for == w->for_tid)
-		w->found = u;
-}
-
-static struct thread *waiter_of(const struct thread *x)
-{
-	struct waiter w = { x->tid, NULL };
-
-	tasks_for_each_thread(match_waiter, &w);
-	return w.found;
-}
-
 bool nested_holds(struct thread *t, int status)
 {
 	struct nested_remote *r = t->remote;
@@ -496,8 +548,7 @@ bool nested_holds(struct thread *t, int status)
 	if (t->nested == NESTED_STOPPED) {
 		/* it moved though stopped (SIGKILL takes a thread out of any stop): what
 		 * was kept is stale, and it is no longer the program's */
-		t->nested = NESTED_NONE;
-		t->ptracer = t->ptracer_tgid = t->ptraced_as = 0;
+		unattach_gone(t);
 		return false;
 	}
 	t->nested = NESTED_STOPPED;
@@ -514,15 +565,15 @@ bool nested_holds(struct thread *t, int status)
 
 static void detach_from(struct thread *u, void *tracer)
 {
-	if (u->nested != NESTED_NONE && u->ptracer == *(pid_t *)tracer)
-		release(u);
+	/* (its own wait, if it waited for u, is over: it is gone) */
 	if (u->remote && u->remote->waiter == *(pid_t *)tracer)
 		u->remote->waiter = 0;
+	if (u->nested != NESTED_NONE && u->ptracer == *(pid_t *)tracer)
+		release(u);
 }
 
-/* What t had to do with other serving threads, ended with it: the threads it
- * attached there (and the one its posted call may attach) go on; its tracer and a
- * waiter there learn that it is gone. */
+/* What t had to do with other serving threads as a caller, ended with it: the
+ * threads it attached there (and the one its posted call may attach) go on. */
 static void remote_leaves(struct thread *t)
 {
 	struct nested_remote *r = t->remote;
@@ -536,11 +587,6 @@ static void remote_leaves(struct thread *t)
 	for (unsigned i = 0; i < TRACER_THREADS_MAX; i++)
 		if (told[i])
 			post(i, &left);
-	if (r->waiter)
-		post_answer(r->waiter_server, r->waiter, r->waiter_seq, -ECHILD);
-	if (r->tracer_server >= 0)
-		post((unsigned)r->tracer_server,
-		     &(struct nested_msg){ .op = NESTED_OP_GONE, .caller = t->ptracer, .target = t->tid });
 	free(r->attached);
 	free(r);
 	t->remote = NULL;
@@ -548,18 +594,12 @@ static void remote_leaves(struct thread *t)
 
 void nested_thread_leaves(struct thread *t)
 {
-	struct thread *w;
-
+	t->waits_for = 0; /* (not answered: it is gone, or past the call) */
 	tasks_for_each_thread(detach_from, &t->tid);
-	if (t->nested != NESTED_NONE && (w = waiter_of(t))) {
-		w->waits_for = 0;
-		answer(w, -ECHILD);
-	}
+	if (t->nested != NESTED_NONE)
+		unattach_gone(t);
 	if (t->remote)
 		remote_leaves(t);
-	t->nested = NESTED_NONE;
-	t->ptracer = t->ptracer_tgid = t->ptraced_as = 0;
-	t->waits_for = 0;
 }
 
 /* The target's serving thread: an attach, a request or a wait posted for it;
@@ -595,19 +635,19 @@ static void on_answer(struct thread *t, long ret)
 {
 	struct nested_remote *r = t->remote;
 	enum nested_op op = r->pending;
-	int to;
+	struct remote_attached *e;
 
 	r->pending = NESTED_OP_NONE;
 	if (op == NESTED_OP_ATTACH && ret == NOT_HERE) {
-		/* it moved on (its exec): ask where it is now */
-		if (r->tries++ < ATTACH_TRIES && (to = server_of_name(t, r->pending_name)) >= 0) {
-			send(t, NESTED_OP_ATTACH, (unsigned)to, r->pending_target, r->pending_name, r->args);
+		/* it moved on (its exec handed it to another thread): where is it now */
+		if (++r->tries < ATTACH_TRIES && try_attach(t, r->pending_name, r->args))
 			return;
-		}
 		ret = -ESRCH;
 	}
 	if (op == NESTED_OP_ATTACH && ret == 0) {
 		library_waits_stop(t);
+		if ((e = remote_entry(t, r->pending_name)))
+			remote_drop(t, e); /* (one it had under that name is gone) */
 		r->attached = grow_array(r->attached, &r->cap, r->nattached, sizeof(*r->attached));
 		r->attached[r->nattached++] = (struct remote_attached){ r->pending_name, r->pending_target, r->pending_server };
 	}
@@ -633,7 +673,7 @@ void nested_on_message(const struct nested_msg *m)
 	case NESTED_OP_ANSWER:
 		/* (a caller gone, or past that call, has no use for it) */
 		if ((t = thread_find(m->caller)) && t->remote && t->remote->pending != NESTED_OP_NONE
-		    && t->remote->seq == m->seq)
+		    && t->remote->seq == m->seq && t->remote->pending_server == m->from)
 			on_answer(t, m->ret);
 		break;
 	case NESTED_OP_GONE:

@@ -22,7 +22,9 @@
  * (unless the caller's effective uid is 0). So that its waits reach the tracer, the
  * caller's memory has its wait sites (and those whose number varies) stop from its
  * first attach on (library_waits_stop); ptrace calls always stop (must_stop.h).
- * When the caller's thread ends, its threads are detached, as the kernel does.
+ * When the caller's thread ends, its threads are detached, as the kernel does, and
+ * so they are at its exec (with the tid it had: a non-leader's exec takes the
+ * leader's). A wait for a thread that ends while attached fails (ECHILD).
  *
  * With several serving threads (--tracer-threads) the program and the thread it
  * names may be served by two of them, and only the target's may make ptrace
@@ -45,16 +47,20 @@
  *                                              (nested_holds), written there
  *                                       <----  ANSWER (its tid as named)
  *   the caller's thread leaves: LEFT   ----->  what it attached goes on
- *   an ANSWER that finds the caller gone       a target that leaves: GONE to its
- *     or past that call (its seq) is dropped     tracer's thread, ECHILD to a
- *                                                waiter there
+ *   an ANSWER that finds the caller gone,      a target no longer attached (let
+ *     or past that call (the serving thread's    go, gone): GONE to its tracer's
+ *     number for it), is dropped                 thread; gone, ECHILD to a waiter
  *
  * Each serving thread keeps to its own tracees' records; the messages carry tids
  * and the call's arguments. An image moves only at its exec event, and an exec
  * ends its threads' attachments both ways (nested_thread_leaves), so none moves
- * while attached. Across threads only callers in systrace's own pid namespace
- * are served so (the target's TracerPid is read in it); in another the kernel's
- * EPERM stays. */
+ * while attached. An attach posted as the target's exec hands it on is answered
+ * "not here", and asked again where its TracerPid then says; between the sender's
+ * detach and the receiver's seize it is traced by no one, and an attach then is
+ * refused (EPERM), not left to the kernel, which would give the program the
+ * process (tid_marks.h's TID_PARKED). Across threads only callers in systrace's own
+ * pid namespace are served so (the target's TracerPid is read in it); in another
+ * the kernel's EPERM stays. */
 #ifndef SYSTRACE_NESTED_PTRACE_H
 #define SYSTRACE_NESTED_PTRACE_H
 

@@ -8,12 +8,17 @@
 # target and the attacher are served by two threads and every call crosses between
 # them (before, the kernel refused the attach: EPERM); in the default mode and with
 # --patch=off. By construction: 6 ptrace calls a round, at least one wait4.
+# And a thread that attaches the target and then execs (not the leader: its exec
+# takes the leader's tid): the attachment ends with the exec, and the target goes
+# on and ends (before, systrace kept it stopped under the thread's old tid, and the
+# run never ended, even on SIGTERM).
 . "$(dirname "$0")/lib.sh"
 P=$PROGRAMS
 unset SYSTRACE_TEST_THREADS
 ROUNDS=30
 
 "$P/attach_other" $ROUNDS || fail "attach_other $ROUNDS exits $? natively"
+"$P/attach_other" 2 exec || fail "attach_other 2 exec exits $? natively"
 export SYSTRACE_TEST_HANDOFF=every-exec
 for threads in 1 4; do
 	for mode in default off; do
@@ -32,5 +37,14 @@ for threads in 1 4; do
 		[ "$h" = 3 ] || check_problem "$name: $h hand-offs, expected 3 (each exec)"
 		csvtool consistency "$TMPDIR/$name" --any-mode || check_problem "$name: the CSV files are inconsistent"
 	done
+	name=threads$threads-exec
+	echo "== attach_other 2 exec, --tracer-threads=$threads"
+	ST_OPTS=--tracer-threads=$threads st_run_ok default "attach_other exec ($threads threads)" \
+		"$TMPDIR/$name" "$P/attach_other" 2 exec
+	require_file "$TMPDIR/$name/summary.csv" "$name" || continue
+	# the rounds' 12, the thread's attach, the new image's detach
+	expect_count "$TMPDIR/$name" x86_64 ptrace 14 "$name"
+	h=$(summary_value "$TMPDIR/$name" tracer_handoffs)
+	[ "$h" = 4 ] || check_problem "$name: $h hand-offs, expected 4 (each exec)"
 done
 finish

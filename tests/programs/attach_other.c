@@ -5,21 +5,29 @@
  * serving threads and every exec handed to the next (SYSTRACE_TEST_HANDOFF) the
  * two are served by two threads (tracer/nested_ptrace.h).
  *
- *   attach_other ROUNDS                       the parent: starts both, waits
+ *   attach_other ROUNDS [END]                 the parent: starts both, waits
  *   attach_other target READY DONE            blocks in a read of DONE, its %rbx
  *                                             marked, once it said so on READY
- *   attach_other hop attacher PID READY DONE ROUNDS    execs the next line
- *   attach_other attacher PID READY DONE ROUNDS
+ *   attach_other hop attacher PID READY DONE ROUNDS END    execs the next line
+ *   attach_other attacher PID READY DONE ROUNDS END
+ *   attach_other released PID DONE            (END exec, below)
  *
  * Each round of the attacher: PTRACE_ATTACH, waitpid for the SIGSTOP stop (every
  * other round with WNOHANG, again until it comes),
  * PTRACE_GETREGS, PTRACE_GETFPREGS, PTRACE_GETREGSET (NT_PRSTATUS), each showing the
  * target's marked %rbx, PTRACE_DETACH; then a request on a process it no longer
  * has (ESRCH). By construction: 6 ptrace calls and at least 1 wait4 a round in
- * the attacher. Exit 0 when every step did what it does natively; else the first
- * step that did not, on stderr, and status 1. */
+ * the attacher. Then, by END:
+ *   detach   (the default) nothing more;
+ *   exec     it attaches once more from a second thread, which takes the stop and
+ *            execs (`released`): the new image detaches (the attachment may have
+ *            ended with the exec: its error is not checked), continues the target
+ *            and lets it end.
+ * Exit 0 when every step did what it does natively; else the first step that did
+ * not, on stderr, and status 1. */
 #include <elf.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -149,14 +157,60 @@ static int attach_rounds(pid_t pid, int ready, int rounds)
 	return 0;
 }
 
-/* (the target let go whatever happened: its read ends, it exits) */
-static int attacher(pid_t pid, int ready, int done, int rounds)
+/* PTRACE_ATTACH of pid and its stop taken */
+static int attach_stopped(pid_t pid)
 {
+	int status;
+
+	if (ptrace(PTRACE_ATTACH, pid, 0, 0) < 0)
+		return fail("PTRACE_ATTACH");
+	if (waitpid(pid, &status, __WALL) != pid || !WIFSTOPPED(status))
+		return fail("waitpid");
+	return 0;
+}
+
+static pid_t target_pid;
+
+static char *released_argv[5];
+
+static void *attach_and_exec(void *arg)
+{
+	(void)arg;
+	if (attach_stopped(target_pid) == 0)
+		execv(self, released_argv);
+	_exit(fail("exec: attach or execv"));
+}
+
+/* (the target let go whatever happened: its read ends, it exits) */
+static int attacher(pid_t pid, int ready, char *done, int rounds, const char *end)
+{
+	char p[16];
+	pthread_t x;
 	int st = attach_rounds(pid, ready, rounds);
 
-	if (write(done, "d", 1) != 1)
+	if (st == 0 && strcmp(end, "exec") == 0) {
+		snprintf(p, sizeof(p), "%d", pid);
+		released_argv[0] = (char *)self;
+		released_argv[1] = "released";
+		released_argv[2] = p;
+		released_argv[3] = done;
+		target_pid = pid;
+		if (pthread_create(&x, NULL, attach_and_exec, NULL) != 0)
+			return fail("pthread_create");
+		pause(); /* the exec ends this thread */
+	}
+	if (write(atoi(done), "d", 1) != 1)
 		return fail("attacher: write");
 	return st;
+}
+
+static int released(pid_t pid, int done)
+{
+	ptrace(PTRACE_DETACH, pid, 0, 0);
+	kill(pid, SIGCONT);
+	if (write(done, "d", 1) != 1)
+		return fail("released: write");
+	return 0;
 }
 
 static pid_t start(char *const argv[])
@@ -172,22 +226,25 @@ static pid_t start(char *const argv[])
 
 int main(int argc, char **argv)
 {
-	char r[16], d[16], p[16], n[16];
+	char r[16], d[16], p[16], n[16], *end = argc > 2 ? argv[2] : "detach";
 	int ready[2], done[2], status, ok = 1;
 	pid_t a, b;
 
 	self = argv[0];
 	if (argc == 4 && strcmp(argv[1], "target") == 0)
 		return target(atoi(argv[2]), atoi(argv[3]));
-	if (argc == 7 && strcmp(argv[1], "hop") == 0) {
+	if (argc == 8 && strcmp(argv[1], "hop") == 0) {
 		argv[1] = argv[0];
 		execv(self, argv + 1);
 		return fail("execv");
 	}
-	if (argc == 6 && strcmp(argv[1], "attacher") == 0)
-		return attacher(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
-	if (argc != 2 || atoi(argv[1]) < 1) {
-		fprintf(stderr, "usage: attach_other ROUNDS\n");
+	if (argc == 7 && strcmp(argv[1], "attacher") == 0)
+		return attacher(atoi(argv[2]), atoi(argv[3]), argv[4], atoi(argv[5]), argv[6]);
+	if (argc == 4 && strcmp(argv[1], "released") == 0)
+		return released(atoi(argv[2]), atoi(argv[3]));
+	if (argc < 2 || argc > 3 || atoi(argv[1]) < 1
+	    || (strcmp(end, "detach") != 0 && strcmp(end, "exec") != 0)) {
+		fprintf(stderr, "usage: attach_other ROUNDS [detach|exec]\n");
 		return 2;
 	}
 	if (pipe(ready) < 0 || pipe(done) < 0)
@@ -199,7 +256,7 @@ int main(int argc, char **argv)
 	snprintf(r, sizeof(r), "%d", ready[0]);
 	snprintf(d, sizeof(d), "%d", done[1]);
 	snprintf(n, sizeof(n), "%d", atoi(argv[1]));
-	b = start((char *[]){ argv[0], "hop", "attacher", p, r, d, n, NULL });
+	b = start((char *[]){ argv[0], "hop", "attacher", p, r, d, n, end, NULL });
 	if (a < 0 || b < 0)
 		return fail("fork");
 	for (int i = 0; i < 2; i++) {
