@@ -42,7 +42,7 @@ struct nested_remote {
 	/* as a target attached from another serving thread: which, and a thread there
 	 * waiting for its stop (0: none) */
 	int tracer_server;
-	pid_t waiter;
+	pid_t waiter, waiter_tgid;
 	uint64_t waiter_status_at;
 	uint32_t waiter_seq;
 	unsigned waiter_server;
@@ -202,9 +202,10 @@ static void post_answer(unsigned to, pid_t caller, uint32_t seq, long ret)
 	post(to, &(struct nested_msg){ .op = NESTED_OP_ANSWER, .caller = caller, .seq = seq, .ret = ret });
 }
 
-/* The thread of the program waiting for x, if any. */
+/* The thread of the program waiting for x, if any: of the process that has it
+ * attached (one that waited before another attached it is not woken, as natively). */
 struct waiter {
-	pid_t for_tid;
+	pid_t for_tid, tgid;
 	struct thread *found;
 };
 
@@ -212,13 +213,13 @@ static void match_waiter(struct thread *u, void *arg)
 {
 	struct waiter *w = arg;
 
-	if (!w->found && u->waits_for == w->for_tid)
+	if (!w->found && u->waits_for == w->for_tid && u->img && tgid_of(u) == w->tgid)
 		w->found = u;
 }
 
 static struct thread *waiter_of(const struct thread *x)
 {
-	struct waiter w = { x->tid, NULL };
+	struct waiter w = { x->tid, x->ptracer_tgid, NULL };
 
 	tasks_for_each_thread(match_waiter, &w);
 	return w.found;
@@ -266,7 +267,7 @@ static void unattach_gone(struct thread *x)
 	struct nested_remote *r = x->remote;
 	struct thread *w;
 
-	if (r && r->waiter) {
+	if (r && r->waiter && r->waiter_tgid == x->ptracer_tgid) {
 		post_answer(r->waiter_server, r->waiter, r->waiter_seq, -ECHILD);
 		r->waiter = 0;
 	}
@@ -378,6 +379,13 @@ static int server_of_name(const struct thread *caller, pid_t name)
  * a late answer comes). */
 static _Thread_local uint32_t calls_posted;
 
+/* Whether the thread caller names is between two serving threads (handoff.h):
+ * detached by one, not yet seized by the other, traced by no one. */
+static bool parked(const struct thread *caller, pid_t name)
+{
+	return tracer_threads_count() > 1 && name > 0 && (tid_marks(name) & TID_PARKED) && names_are_ours(caller);
+}
+
 /* t's call op on target (as it named it) posted to its serving thread; t stays at
  * its seccomp stop until the answer. */
 static void send(struct thread *t, enum nested_op op, unsigned to, pid_t target, pid_t name, const uint64_t *args)
@@ -440,7 +448,7 @@ static bool try_attach(struct thread *t, pid_t name, const uint64_t *args)
 		answer(t, ret);
 	} else if ((to = server_of_name(t, name)) >= 0) {
 		send(t, NESTED_OP_ATTACH, (unsigned)to, name, name, args);
-	} else if (tracer_threads_count() > 1 && name > 0 && (tid_marks(name) & TID_PARKED) && names_are_ours(t)) {
+	} else if (parked(t, name)) {
 		answer(t, -EPERM);
 	} else {
 		return false;
@@ -473,6 +481,11 @@ static bool on_ptrace(struct thread *t, const uint64_t *args)
 	struct remote_attached *e;
 	struct thread *x;
 
+	if (req == PTRACE_SEIZE && parked(t, name)) {
+		say_refused(t, req);
+		answer(t, -EPERM); /* the kernel would give it: traced by no one, parked */
+		return true;
+	}
 	if (req == PTRACE_TRACEME || (req == PTRACE_SEIZE && (named(t, name) || server_of_name(t, name) >= 0))) {
 		say_refused(t, req);
 		return false; /* the kernel's answer */
@@ -555,7 +568,7 @@ bool nested_holds(struct thread *t, int status)
 	t->nested_status = status;
 	if ((w = waiter_of(t)))
 		give_stop(w, t);
-	else if (r && r->waiter) {
+	else if (r && r->waiter && r->waiter_tgid == t->ptracer_tgid) {
 		report_stop(r->waiter, r->waiter_status_at, t);
 		post_answer(r->waiter_server, r->waiter, r->waiter_seq, t->ptraced_as);
 		r->waiter = 0;
@@ -622,6 +635,7 @@ static bool on_posted_call(const struct nested_msg *m, long *ret)
 		*ret = 0;
 	else {
 		remote_of(x)->waiter = m->caller;
+		x->remote->waiter_tgid = m->caller_tgid;
 		x->remote->waiter_status_at = m->args[1];
 		x->remote->waiter_seq = m->seq;
 		x->remote->waiter_server = m->from;
@@ -678,7 +692,7 @@ void nested_on_message(const struct nested_msg *m)
 		break;
 	case NESTED_OP_GONE:
 		for (size_t i = 0; (t = thread_find(m->caller)) && t->remote && i < t->remote->nattached;)
-			if ((e = &t->remote->attached[i])->target == m->target)
+			if ((e = &t->remote->attached[i])->target == m->target && e->server == m->from)
 				remote_drop(t, e);
 			else
 				i++;

@@ -56,11 +56,12 @@
  * ends its threads' attachments both ways (nested_thread_leaves), so none moves
  * while attached. An attach posted as the target's exec hands it on is answered
  * "not here", and asked again where its TracerPid then says; between the sender's
- * detach and the receiver's seize it is traced by no one, and an attach then is
- * refused (EPERM), not left to the kernel, which would give the program the
- * process (tid_marks.h's TID_PARKED). Across threads only callers in systrace's own
- * pid namespace are served so (the target's TracerPid is read in it); in another
- * the kernel's EPERM stays. */
+ * detach and the receiver's seize it is traced by no one, and an attach or a seize
+ * then is refused (EPERM), not left to the kernel, which would give the program the
+ * process and break the hand-off (tid_marks.h's TID_PARKED): an attach that meets
+ * a hand-off, a window of microseconds, fails where natively it works. Across
+ * threads only callers in systrace's own pid namespace are served so (the target's
+ * TracerPid is read in it); in another the kernel's EPERM stays. */
 #ifndef SYSTRACE_NESTED_PTRACE_H
 #define SYSTRACE_NESTED_PTRACE_H
 

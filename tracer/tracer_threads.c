@@ -161,8 +161,9 @@ void tracer_threads_post(unsigned to, const struct inbox_item *item)
 	*copy = *item;
 	copy->next = NULL;
 	pthread_mutex_lock(&lock);
-	if (s->done) {
-		/* (what a thread's end tells one that has ended: nothing to do there) */
+	if (s->done && item->kind == INBOX_NESTED) {
+		/* (what a thread's end tells one that has ended: nothing to do there; an
+		 * image posted as the run gives up waits for tracer_threads_join) */
 		pthread_mutex_unlock(&lock);
 		free(copy);
 		return;

@@ -59,8 +59,9 @@ int tracer_threads_server_of(pid_t tid);
  * SYSTRACE_TEST_HANDOFF=every-exec, else one much less busy than this one, if
  * any (the design's rule); -1: it stays. */
 int tracer_threads_pick(void);
-/* Posts item (copied) to thread `to`, and wakes it; nothing if `to` has ended
- * (what a thread flushed at the end of a run tells it). */
+/* Posts item (copied) to thread `to`, and wakes it; a nested_ptrace message to a
+ * thread that has ended is dropped (what another's flush at the end of the run
+ * tells it). */
 void tracer_threads_post(unsigned to, const struct inbox_item *item);
 /* The first thread: item to every other. */
 void tracer_threads_post_all(const struct inbox_item *item);
