@@ -69,6 +69,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "nested_msg.h"
 #include "tasks.h"
 
 /* How the event loop resumes a thread (events.c: the log may need its exit stop). */
@@ -83,24 +84,6 @@ bool nested_holds(struct thread *t, int status);
  * a wait for it fails (ECHILD). */
 void nested_thread_leaves(struct thread *t);
 
-/* What one serving thread posts to another (tracer_threads.h's inbox). */
-enum nested_op {
-	NESTED_OP_NONE,
-	NESTED_OP_ATTACH,  /* to the target's thread: attach it for caller */
-	NESTED_OP_REQUEST, /* a ptrace request (args) on it */
-	NESTED_OP_WAIT,    /* caller waits for its stop (args: wait4's) */
-	NESTED_OP_LEFT,    /* caller's thread is gone: what it attached goes on */
-	NESTED_OP_ANSWER,  /* to the caller's thread: ret, for its call seq */
-	NESTED_OP_GONE,    /* to the tracer's thread: target left */
-};
-struct nested_msg {
-	enum nested_op op;
-	unsigned from;         /* the posting serving thread */
-	pid_t caller, caller_tgid, target, name;
-	uint32_t seq;          /* the caller's call it belongs to */
-	uint64_t args[4];
-	long ret;
-};
 /* A message another serving thread posted. */
 void nested_on_message(const struct nested_msg *m);
 

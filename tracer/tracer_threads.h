@@ -29,7 +29,7 @@
 #include <sys/types.h>
 
 #include "handoff.h"
-#include "nested_ptrace.h"
+#include "nested_msg.h"
 #include "serving_end.h"
 
 #define TRACER_THREADS_MAX 64
