@@ -111,6 +111,16 @@ st_run_in_pidns() {
 	return 0
 }
 
+# log_check DIR WHAT: DIR's temporal log read back by tests/e2e/logtool.py and held
+# to the CSV files of the same run (every entry there, each thread's in time
+# order); a problem naming WHAT, with logtool's first lines, when it does not add up.
+log_check() {
+	SYSCALL_TABLE=$BUILD_DIR/gen/syscall_table.c python3 "$E2E_DIR/logtool.py" check "$1" >"$1.check" 2>&1 || {
+		check_problem "$2: the log does not add up to the CSV files:"
+		sed 's/^/    | /' "$1.check" | head -20
+	}
+}
+
 # st_run DIR CMD [ARG...]: st_run_mode off DIR CMD...
 st_run() {
 	st_run_mode off "$@"

@@ -28,13 +28,6 @@ LOGTOOL="python3 $E2E_DIR/logtool.py"
 SYSCALL_TABLE=$BUILD_DIR/gen/syscall_table.c
 export SYSCALL_TABLE
 
-log_check() {
-	$LOGTOOL check "$T/$1" >"$T/$1.check" 2>&1 || {
-		check_problem "$1: the log does not add up to the CSV files:"
-		sed 's/^/    | /' "$T/$1.check" | head -20
-	}
-}
-
 # calls_of NAME: NAME's entries as `tid syscall path early ret`
 calls_of() {
 	pid=$(csvtool_field "$T/$1/processes.csv" pid)
@@ -50,7 +43,7 @@ for mode in default off; do
 	echo "== log_known, --patch=$mode"
 	ST_OPTS=--log st_run_mode "$mode" "$T/$name" "$P/log_known"
 	[ "$ST_STATUS" -eq 3 ] || check_problem "$name: exit status $ST_STATUS, not 3"
-	log_check "$name"
+	log_check "$T/$name" "$name"
 	pid=$(csvtool_field "$T/$name/processes.csv" pid)
 	ppid=$(csvtool_field "$T/$name/processes.csv" ppid)
 	$LOGTOOL calls "$T/$name" "$pid" >"$T/$name.calls"
@@ -86,7 +79,7 @@ ST_OPTS=--log st_run_mode default "$T/signals" "$P/log_signals" $N $K
 [ "$(cat "$T/signals.out")" = "loop $((2 * N)) handler $((2 * (M - N + K)))" ] ||
 	check_problem "log_signals: printed '$(cat "$T/signals.out")', not the calls it makes by construction"
 if require_file "$T/signals/processes.csv" log_signals && require_file "$T/signals/syscall-log.bin" log_signals; then
-	log_check signals
+	log_check "$T/signals" signals
 	pid=$(csvtool_field "$T/signals/processes.csv" pid)
 	$LOGTOOL calls "$T/signals" "$pid" >"$T/signals.calls"
 	# each thread's lseek entries, in the file's order, return 1, 2, ..., M: none
@@ -117,7 +110,7 @@ for prog in regs redzone race_threads handler_in_gate interrupted_waits clone_st
 	echo "== $prog under --log"
 	ST_OPTS=--log st_run_mode default "$T/$prog" "$P/$prog"
 	[ "$ST_STATUS" -eq 0 ] || { check_problem "$prog: exit status $ST_STATUS under --log"; sed 's/^/    | /' "$T/$prog.err" | tail -5; }
-	log_check "$prog"
+	log_check "$T/$prog" "$prog"
 done
 
 # getppid_loop N 0 FIFO writes a line into FIFO after N calls and goes on calling
@@ -128,7 +121,7 @@ mkfifo "$T/killed.ready"
 # shellcheck disable=SC2016 # the traced shell expands them
 ST_OPTS=--log st_run_mode default "$T/killed" sh -c '"$0" 100000 0 "$1" & read -r _ <"$1"; kill -9 $!; wait' \
 	"$P/getppid_loop" "$T/killed.ready"
-log_check killed
+log_check "$T/killed" killed
 require_file "$T/killed/processes.csv" killed &&
 	{ grep -q ',signal:9,' "$T/killed/processes.csv" || check_problem "killed: no process row ended by signal 9"; }
 
@@ -147,5 +140,5 @@ wait $st
 status=$?
 no_sanitizer_report "$T/int.err" "systrace --log, interrupted"
 [ "$status" -eq 143 ] || check_problem "interrupted: exit status $status, not 143"
-log_check int
+log_check "$T/int" int
 finish

@@ -43,11 +43,7 @@ stopped_chain "$TMPDIR/stopped" 200 "exec_chain 200 stopped, 4 threads"
 ST_OPTS="--tracer-threads=4 --log" st_run_mode default "$TMPDIR/logged" sh -c "$MIX"
 [ "$ST_STATUS" -eq 0 ] || check_problem "the mix under --log on 4 threads: exit status $ST_STATUS"
 if require_file "$TMPDIR/logged/syscall-log.bin" "the mix under --log on 4 threads"; then
-	SYSCALL_TABLE=$BUILD_DIR/gen/syscall_table.c python3 "$E2E_DIR/logtool.py" check "$TMPDIR/logged" \
-		>"$TMPDIR/logged.check" 2>&1 || {
-		check_problem "the mix under --log on 4 threads: the log does not add up to the CSV files:"
-		sed 's/^/    | /' "$TMPDIR/logged.check" | head -20
-	}
+	log_check "$TMPDIR/logged" "the mix under --log on 4 threads"
 	expect_count "$TMPDIR/logged" x86_64 getppid $((600 + 1000 + 80 + 33 + 25 + 1)) "the mix under --log on 4 threads"
 	expect_summary "$TMPDIR/logged" tracer_handoffs 7 "the mix under --log"
 fi
