@@ -342,6 +342,12 @@ static long request(pid_t caller, struct thread *x, long req, const uint64_t *ar
 	}
 }
 
+/* Whether a wait for x has its stop to take now: kept, and not reported yet. */
+static bool stop_to_report(const struct thread *x)
+{
+	return x->nested == NESTED_STOPPED && !x->nested_reported;
+}
+
 /* x's stop reported to a wait: the status written where the wait wants it. */
 static void report_stop(pid_t waiter, uint64_t status_at, struct thread *x)
 {
@@ -529,7 +535,7 @@ static bool on_wait4(struct thread *t, const uint64_t *args)
 		send(t, NESTED_OP_WAIT, l.found->server, l.found->target, l.name, args);
 		return true;
 	}
-	ready = x->nested == NESTED_STOPPED && !x->nested_reported;
+	ready = stop_to_report(x);
 	t->waits_for = x->tid;
 	t->wait_status_at = args[1];
 	if (ready)
@@ -628,7 +634,7 @@ static bool on_posted_call(const struct nested_msg *m, long *ret)
 										  : -ESRCH;
 	else if (!x || x->nested == NESTED_NONE || x->ptracer_tgid != m->caller_tgid)
 		*ret = -ECHILD;
-	else if (x->nested == NESTED_STOPPED && !x->nested_reported) {
+	else if (stop_to_report(x)) {
 		report_stop(m->caller, m->args[1], x);
 		*ret = x->ptraced_as;
 	} else if (m->args[2] & WNOHANG)
