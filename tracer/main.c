@@ -2,6 +2,7 @@
  * process it starts; see INTERFACE.md for the contract. */
 #include <errno.h>
 #include <malloc.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,18 @@
 #include "tsc_clock.h"
 
 enum { EXIT_SYSTRACE_FAILED = 125, EXIT_CANNOT_EXECUTE = 126, EXIT_NOT_FOUND = 127 };
+
+/* The CPUs the run may use (taskset's, as nproc counts them). */
+static unsigned cpus_allowed(void)
+{
+	cpu_set_t set;
+	long online;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		return (unsigned)CPU_COUNT(&set);
+	online = sysconf(_SC_NPROCESSORS_ONLN); /* more CPUs than a cpu_set_t holds */
+	return online > 0 ? (unsigned)online : 1;
+}
 
 static uint64_t tracer_cpu_ns(struct rusage *ru)
 {
@@ -175,6 +188,8 @@ int main(int argc, char **argv)
 	case OPTIONS_USAGE_ERROR: return EXIT_SYSTRACE_FAILED;
 	case OPTIONS_RUN: break;
 	}
+	if (!opt.tracer_threads)
+		opt.tracer_threads = tracer_threads_for_cpus(cpus_allowed());
 	if (!(path = launch_resolve(opt.command[0], &status))) {
 		/* as a shell says it: a name searched in PATH is "not found", a path has
 		 * its errno (No such file or directory, Not a directory, Permission denied) */

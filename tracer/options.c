@@ -51,16 +51,18 @@ static void usage(FILE *f)
 	      "      --tracer-nice=N  added to the nice value of the thread that serves the\n"
 	      "                       stops, as nice -n does (default -20: served sooner\n"
 	      "                       under load, where the system allows it; 0: as is)\n"
-	      "      --tracer-threads=N  threads that serve the stops (default 1): a process\n"
-	      "                       moves to a less busy one when it execs\n"
+	      "      --tracer-threads=N  threads that serve the stops, or auto (the default:\n"
+	      "                       one per 8 CPUs the run may use); a process moves to a\n"
+	      "                       less busy one when it execs\n"
 	      "  -h, --help           show this help\n"
 	      "      --version        show the version\n\n"
 	      "Exit status: COMMAND's own; 128+N if it was killed by signal N; 127 if COMMAND\n"
 	      "is not found, 126 if it cannot be executed, 125 if systrace itself fails.\n", f);
 }
 
-/* A number from 1 to max, for option `name`; false with a message. */
-static bool count_of(const char *name, const char *arg, unsigned long max, unsigned *n)
+/* A number from 1 to max, for option `name`; false with a message (that names
+ * what else the option takes: or_else). */
+static bool count_of(const char *name, const char *arg, unsigned long max, const char *or_else, unsigned *n)
 {
 	char *end;
 	unsigned long v;
@@ -68,11 +70,21 @@ static bool count_of(const char *name, const char *arg, unsigned long max, unsig
 	errno = 0;
 	v = strtoul(arg, &end, 10);
 	if (errno || end == arg || *end || v == 0 || v > max || arg[0] == '-') {
-		fprintf(stderr, "systrace: %s needs a number from 1 to %lu, not '%s'\n", name, max, arg);
+		fprintf(stderr, "systrace: %s needs a number from 1 to %lu%s, not '%s'\n", name, max, or_else, arg);
 		return false;
 	}
 	*n = (unsigned)v;
 	return true;
+}
+
+/* A number of serving threads, or auto (0: tracer_threads_for_cpus decides). */
+static bool threads_of(const char *name, const char *arg, unsigned *n)
+{
+	if (strcmp(arg, "auto") == 0) {
+		*n = 0;
+		return true;
+	}
+	return count_of(name, arg, TRACER_THREADS_MAX, " or 'auto'", n);
 }
 
 enum options_result options_parse(struct options *o, int argc, char **argv)
@@ -100,7 +112,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 	const char *test_threads;
 
 	*o = (struct options){ .output_dir = "systrace-out", .patch = PATCH_SAFE, .region_slots = REGION_DEFAULT_SLOTS,
-			       .tracer_nice = TRACER_NICE_DEFAULT, .tracer_threads = 1 };
+			       .tracer_nice = TRACER_NICE_DEFAULT, .tracer_threads = 0 };
 	opterr = 0;
 	/* '+': stop at the command, so that its own options stay its own */
 	while ((c = getopt_long(argc, argv, "+:o:cS:h", longs, NULL)) != -1) {
@@ -133,11 +145,11 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 			break;
 		}
 		case OPT_SLOTS:
-			if (!count_of("--region-slots", optarg, 1000000, &o->region_slots))
+			if (!count_of("--region-slots", optarg, 1000000, "", &o->region_slots))
 				return OPTIONS_USAGE_ERROR;
 			break;
 		case OPT_THREADS:
-			if (!count_of("--tracer-threads", optarg, TRACER_THREADS_MAX, &o->tracer_threads))
+			if (!threads_of("--tracer-threads", optarg, &o->tracer_threads))
 				return OPTIONS_USAGE_ERROR;
 			threads_given = true;
 			break;
@@ -183,7 +195,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 	/* the test suite's way to run every test with several serving threads
 	 * (docs/scaling.md): the default */
 	if (!threads_given && (test_threads = getenv("SYSTRACE_TEST_THREADS")) && *test_threads
-	    && !count_of("SYSTRACE_TEST_THREADS", test_threads, TRACER_THREADS_MAX, &o->tracer_threads))
+	    && !threads_of("SYSTRACE_TEST_THREADS", test_threads, &o->tracer_threads))
 		return OPTIONS_USAGE_ERROR;
 	if (o->time && o->log) {
 		/* the log routine makes the in-process calls under --log, and does not time

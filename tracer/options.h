@@ -17,7 +17,7 @@ struct options {
 	bool libc_calls;        /* name the libc entry point of each ptraced call (libc_calls.h) */
 	int tracer_nice;        /* added to the serving thread's nice (tracer_nice.h) */
 	bool tracer_nice_given; /* on the command line: say so when it cannot be had */
-	unsigned tracer_threads; /* serving threads (tracer_threads.h) */
+	unsigned tracer_threads; /* serving threads (tracer_threads.h); 0: auto */
 	bool log;               /* write the temporal log (syscall_log.h) */
 	bool time;              /* measure how long each call takes (call_times.h) */
 	bool summary;           /* -c: print strace -c's table at the end */

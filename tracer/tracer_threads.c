@@ -131,6 +131,19 @@ static void look_at_loads(void)
 	seen_at = now;
 }
 
+/* One thread saturates at a*C/D cores (docs/scaling.md, "Projection"): about 31 at
+ * 150 us of tracer time per image, 14 at the slowest machine's 340. One per 8 CPUs
+ * keeps each under about half busy even there; a thread that no busy one hands
+ * images to (tracer_threads_pick) costs only its tick. */
+#define CPUS_PER_THREAD 8
+
+unsigned tracer_threads_for_cpus(unsigned cpus)
+{
+	unsigned n = (cpus + CPUS_PER_THREAD - 1) / CPUS_PER_THREAD;
+
+	return n < 1 ? 1 : n > TRACER_THREADS_MAX ? TRACER_THREADS_MAX : n;
+}
+
 int tracer_threads_pick(void)
 {
 	unsigned least = me;

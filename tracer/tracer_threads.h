@@ -46,6 +46,9 @@ struct inbox_item {
 	struct inbox_item *next;
 };
 
+/* --tracer-threads=auto, the default: how many serve where the run may use `cpus`
+ * CPUs. */
+unsigned tracer_threads_for_cpus(unsigned cpus);
 /* In main, before the first serving thread serves and after its nice value is set
  * (tracer_nice.h; the others are made with it): n threads in all (the calling one
  * the first), the others running serve (events_run). */

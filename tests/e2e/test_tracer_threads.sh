@@ -6,7 +6,7 @@
 # 4 threads under the load rule alone; summary.csv says how many served and moved,
 # and the serving CPU of all of them; --log with 4 threads, every image of the mix on
 # the next: the log adds up to the CSV files, each thread's entries in time order;
-# bad values are refused with a message. (`make check` also runs the whole e2e
+# one serving thread per 8 CPUs by default; bad values are refused with a message. (`make check` also runs the whole e2e
 # suite with 4 threads and every exec handed off: SYSTRACE_TEST_THREADS.)
 . "$(dirname "$0")/lib.sh"
 P=$PROGRAMS
@@ -78,17 +78,26 @@ for bad in 0 65 -1 two ""; do
 	"$SYSTRACE" --tracer-threads="$bad" -o "$D" -- true >"$D.out" 2>"$D.err"
 	st=$?
 	[ "$st" -eq 125 ] || check_problem "--tracer-threads='$bad': exit status $st, expected 125"
-	grep -q "tracer-threads needs a number from 1 to 64, not '$bad'" "$D.err" ||
+	grep -q "tracer-threads needs a number from 1 to 64 or 'auto', not '$bad'" "$D.err" ||
 		check_problem "--tracer-threads='$bad': no message naming the option: $(cat "$D.err")"
 	[ -e "$D" ] && check_problem "--tracer-threads='$bad': the output folder was made"
 done
 SYSTRACE_TEST_THREADS=many "$SYSTRACE" -o "$TMPDIR/env" -- true >/dev/null 2>"$TMPDIR/env.err"
 [ $? -eq 125 ] || check_problem "SYSTRACE_TEST_THREADS=many: not refused with 125"
-grep -q "SYSTRACE_TEST_THREADS needs a number from 1 to 64, not 'many'" "$TMPDIR/env.err" ||
+grep -q "SYSTRACE_TEST_THREADS needs a number from 1 to 64 or 'auto', not 'many'" "$TMPDIR/env.err" ||
 	check_problem "SYSTRACE_TEST_THREADS=many: no message naming it"
-# one thread by default; the suite's default, with --log too
+# by default (auto) one thread per 8 CPUs the run may use, as nproc counts them
+# (tracer_threads_for_cpus: the unit tests try other counts); one on one CPU
+cpus=$(nproc)
+auto=$(((cpus + 7) / 8))
+[ "$auto" -gt 64 ] && auto=64
 st_run_mode default "$TMPDIR/one" true
-expect_summary "$TMPDIR/one" tracer_threads 1 "the default"
+expect_summary "$TMPDIR/one" tracer_threads "$auto" "the default on $cpus CPUs"
+ST_OPTS=--tracer-threads=auto st_run_mode default "$TMPDIR/auto" true
+expect_summary "$TMPDIR/auto" tracer_threads "$auto" "--tracer-threads=auto on $cpus CPUs"
+taskset -c 0 "$SYSTRACE" -o "$TMPDIR/cpu0" -- true || check_problem "systrace under taskset -c 0 failed"
+expect_summary "$TMPDIR/cpu0" tracer_threads 1 "the default under taskset -c 0"
+# the suite's default, with --log too
 SYSTRACE_TEST_THREADS=4 ST_OPTS=--log st_run_mode default "$TMPDIR/suite" true
 [ "$ST_STATUS" -eq 0 ] || check_problem "--log under SYSTRACE_TEST_THREADS=4: exit status $ST_STATUS"
 expect_summary "$TMPDIR/suite" tracer_threads 4 "--log under SYSTRACE_TEST_THREADS=4"

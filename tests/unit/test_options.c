@@ -7,6 +7,7 @@
 #include "launch.h"
 #include "options.h"
 #include "suites.h"
+#include "tracer_threads.h"
 
 static enum options_result parse(struct options *o, char **argv)
 {
@@ -111,9 +112,39 @@ START_TEST(summary_table_and_its_order)
 }
 END_TEST
 
+START_TEST(tracer_threads_auto_by_default)
+{
+	struct options o;
+	char *none[] = { "systrace", "--", "true", NULL };
+	char *autos[] = { "systrace", "--tracer-threads=auto", "--", "true", NULL };
+	char *three[] = { "systrace", "--tracer-threads=3", "--", "true", NULL };
+	char *zero[] = { "systrace", "--tracer-threads=0", "--", "true", NULL };
+	char *too_many[] = { "systrace", "--tracer-threads=65", "--", "true", NULL };
+
+	unsetenv("SYSTRACE_TEST_THREADS");
+	ck_assert_int_eq(parse(&o, none), OPTIONS_RUN);
+	ck_assert_uint_eq(o.tracer_threads, 0); /* auto: main asks tracer_threads_for_cpus */
+	ck_assert_int_eq(parse(&o, autos), OPTIONS_RUN);
+	ck_assert_uint_eq(o.tracer_threads, 0);
+	ck_assert_int_eq(parse(&o, three), OPTIONS_RUN);
+	ck_assert_uint_eq(o.tracer_threads, 3);
+	ck_assert_int_eq(parse(&o, zero), OPTIONS_USAGE_ERROR);
+	ck_assert_int_eq(parse(&o, too_many), OPTIONS_USAGE_ERROR);
+	/* one per 8 CPUs, at least one, at most TRACER_THREADS_MAX */
+	ck_assert_uint_eq(tracer_threads_for_cpus(0), 1);
+	ck_assert_uint_eq(tracer_threads_for_cpus(1), 1);
+	ck_assert_uint_eq(tracer_threads_for_cpus(2), 1);
+	ck_assert_uint_eq(tracer_threads_for_cpus(8), 1);
+	ck_assert_uint_eq(tracer_threads_for_cpus(9), 2);
+	ck_assert_uint_eq(tracer_threads_for_cpus(64), 8);
+	ck_assert_uint_eq(tracer_threads_for_cpus(128), 16);
+	ck_assert_uint_eq(tracer_threads_for_cpus(4096), TRACER_THREADS_MAX);
+}
+END_TEST
+
 Suite *options_suite(void)
 {
 	return single_case_suite("options", (const TTest *const[]){
 		defaults_and_command, all_options, bad_usage_is_refused, commands_resolve_like_execvp,
-		summary_table_and_its_order, NULL });
+		summary_table_and_its_order, tracer_threads_auto_by_default, NULL });
 }
