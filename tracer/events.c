@@ -734,8 +734,9 @@ static void note_own_copy_taken(struct thread *t, int sig)
 {
 	siginfo_t si;
 
-	if (!t->img || !image_is_target(t->img) || ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0
-	    || si.si_code != SI_USER)
+	/* (a shell's SIGCHLD, the most frequent, is never passed on: no read) */
+	if (!signals_passed_on(sig) || !t->img || !image_is_target(t->img)
+	    || ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0 || si.si_code != SI_USER)
 		return;
 	if (t->img->copies_to_come & SIG_BIT(sig))
 		t->img->copies_to_come &= ~SIG_BIT(sig); /* seen pending, and counted then */

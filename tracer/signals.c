@@ -153,6 +153,19 @@ static int take(const int *sigs, size_t n, pid_t *from, uint64_t *at_ns)
 	return 0;
 }
 
+static bool among(int sig, const int *sigs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (sigs[i] == sig)
+			return true;
+	return false;
+}
+
+bool signals_passed_on(int sig)
+{
+	return among(sig, termination_signals, COUNT(termination_signals)) || among(sig, stop_signals, COUNT(stop_signals));
+}
+
 bool signals_forward_pending(int sig, pid_t from)
 {
 	return sig > 0 && sig < NSIG && to_forward[sig] && sent_by[sig] == from;

@@ -24,6 +24,9 @@ int signals_take_forward(pid_t *from, uint64_t *at_ns);
 /* The same for a job-control stop (SIGTSTP, SIGTTIN, SIGTTOU) not sent by the
  * terminal: the command's to take. */
 int signals_take_stop_forward(pid_t *from, uint64_t *at_ns);
+/* Whether systrace passes sig on when it is sent one (termination, job-control
+ * stops). */
+bool signals_passed_on(int sig);
 /* Whether sig from that sender (-1 for none) is waiting to be passed on. */
 bool signals_forward_pending(int sig, pid_t from);
 
