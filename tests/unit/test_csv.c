@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +11,7 @@ static char *row_of(void (*fn)(struct csv_writer *))
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	struct csv_writer w = { f, 0 };
+	struct csv_writer w = { .file = f };
 
 	fn(&w);
 	fclose(f);
@@ -89,9 +90,74 @@ START_TEST(header_resets_columns)
 }
 END_TEST
 
+/* Rows and fields longer than the writer's row buffer, a quoted one among them:
+ * nothing lost or reordered where the buffer is written out. */
+static void long_fields(struct csv_writer *w)
+{
+	char plain[3000], quoted[1500];
+
+	memset(plain, 'p', sizeof(plain) - 1);
+	plain[sizeof(plain) - 1] = '\0';
+	memset(quoted, '"', sizeof(quoted) - 1);
+	quoted[sizeof(quoted) - 1] = '\0';
+	for (int i = 0; i < 100; i++)
+		csv_u64(w, 1000000 + (uint64_t)i);
+	csv_str(w, plain);
+	csv_str(w, quoted);
+	csv_str_plus_hex(w, plain, 0x1f);
+	csv_end_row(w);
+}
+
+START_TEST(rows_longer_than_the_buffer)
+{
+	char *row = row_of(long_fields), *p = row;
+
+	for (int i = 0; i < 100; i++) {
+		char num[16];
+
+		snprintf(num, sizeof(num), "%d,", 1000000 + i);
+		ck_assert_int_eq(strncmp(p, num, 8), 0);
+		p += 8;
+	}
+	ck_assert_uint_eq(strspn(p, "p"), 2999);
+	p += 2999;
+	ck_assert_int_eq(*p++, ',');
+	/* quoted: its 1499 quotes doubled, between two */
+	ck_assert_int_eq(*p++, '"');
+	ck_assert_uint_eq(strspn(p, "\""), 2 * 1499 + 1);
+	p += 2 * 1499 + 1;
+	ck_assert_int_eq(*p++, ',');
+	ck_assert_uint_eq(strspn(p, "p"), 2999);
+	p += 2999;
+	ck_assert_str_eq(p, "+0x1f\n");
+	free(row);
+}
+END_TEST
+
+/* Fields of a row made elsewhere (log_row.c): csv_flush writes them out, no end of
+ * row added. */
+START_TEST(flush_writes_a_partial_row)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct csv_writer w = { .file = f };
+
+	csv_str(&w, "/lib/a,b.so");
+	csv_hex(&w, 0x10);
+	csv_flush(&w);
+	fflush(f);
+	ck_assert_str_eq(buf, "\"/lib/a,b.so\",0x10");
+	fputs(",rest\n", f);
+	fclose(f);
+	ck_assert_str_eq(buf, "\"/lib/a,b.so\",0x10,rest\n");
+	free(buf);
+}
+END_TEST
+
 Suite *csv_suite(void)
 {
 	return single_case_suite("csv", (const TTest *const[]){
 		plain_fields_are_not_quoted, fields_with_separators_are_quoted, symbol_plus_offset_is_one_field,
-		header_resets_columns, NULL });
+		header_resets_columns, rows_longer_than_the_buffer, flush_writes_a_partial_row, NULL });
 }
