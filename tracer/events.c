@@ -1183,6 +1183,7 @@ void events_run(void)
 		}
 		if (placement_due)
 			placement_check();
+		nested_look_again();
 		/* what another serving thread posted, then the statuses held (threads
 		 * stopped for a patch, a batch) */
 		if (tracer_threads_take(&item))

@@ -34,7 +34,11 @@ static enum test_mode {
 	TEST_AFTER_REUSE, /* every exec, taken once its pid is another process's */
 	TEST_STOPPED,     /* every exec, stopped (SIGSTOP) while parked, continued
 	                     (SIGCONT) once the seize found the stop */
+	TEST_SLOW,        /* every exec, taken SLOW_TAKE_MS late */
 } test_mode;
+/* How long the slow test mode leaves an image parked: a program's attach of it has
+ * the time to meet the hand-off (tests/programs/attach_other.c, parked). */
+#define SLOW_TAKE_MS 200
 static bool vdso_known;
 static uint64_t vdso_syscall; /* its offset in the vDSO */
 static _Thread_local struct handoff_stats stats;
@@ -54,9 +58,12 @@ void handoff_setup(void)
 		test_mode = TEST_AFTER_REUSE;
 	} else if (!strcmp(mode, "every-exec-stopped")) {
 		test_mode = TEST_STOPPED;
+	} else if (!strcmp(mode, "every-exec-slow")) {
+		test_mode = TEST_SLOW;
 	} else {
 		fprintf(stderr, "systrace: warning: SYSTRACE_TEST_HANDOFF=%s: the modes are every-exec, "
-				"every-exec-after-reuse and every-exec-stopped; no image is handed off\n", mode);
+				"every-exec-after-reuse, every-exec-stopped and every-exec-slow; no image is "
+				"handed off\n", mode);
 	}
 }
 
@@ -255,6 +262,10 @@ enum handoff_result handoff_take(const struct handoff *m)
 
 	if (test_mode == TEST_AFTER_REUSE)
 		wait_reused(m);
+	/* (through the ticks' interruptions) */
+	for (struct timespec left = { 0, SLOW_TAKE_MS * 1000 * 1000 };
+	     test_mode == TEST_SLOW && nanosleep(&left, &left) < 0 && errno == EINTR;)
+		;
 	r = take(m);
 	tid_mark_clear(m->tid, TID_PARKED);
 	if (r == HANDOFF_HELD && test_mode == TEST_STOPPED)

@@ -48,6 +48,8 @@
  * every-exec-stopped: as every-exec, but the sender stops the parked image
  * (SIGSTOP, and waits for its group stop), so that the seize finds the stop, and
  * the receiver continues it (SIGCONT) once it has (test_handoff).
+ * every-exec-slow: as every-exec, but the receiver takes each image 200 ms late,
+ * so that a program's attach meets the hand-off (test_attach_other).
  *
  * SYSTRACE_TEST_HANDOFF=every-exec in systrace's environment hands every image that
  * can be handed off to the next serving thread (tracer_threads.h), with one thread

@@ -392,6 +392,41 @@ static bool parked(const struct thread *caller, pid_t name)
 	return tracer_threads_count() > 1 && name > 0 && (tid_marks(name) & TID_PARKED) && names_are_ours(caller);
 }
 
+/* An attach that met its target parked waits for the receiver's seize, its caller
+ * kept at its seccomp stop, and is made again at a later turn of the event loop
+ * (nested_look_again; at the latest at the serving thread's next tick): natively an
+ * attach of a process in the middle of its exec works. One never taken after
+ * PARKED_WAIT_NS is refused (EPERM), as the kernel refuses systrace's tracees. */
+#define PARKED_WAIT_NS (2ull * 1000 * 1000 * 1000)
+struct parked_attach {
+	pid_t caller, name;
+	uint64_t args[4];
+	uint64_t until; /* monotonic_ns */
+};
+static _Thread_local struct parked_attach *parked_attaches;
+static _Thread_local size_t nparked, parked_cap;
+
+static void wait_for_seize(const struct thread *t, pid_t name, const uint64_t *args)
+{
+	struct parked_attach *a;
+
+	parked_attaches = grow_array(parked_attaches, &parked_cap, nparked, sizeof(*parked_attaches));
+	a = &parked_attaches[nparked++];
+	*a = (struct parked_attach){ .caller = t->tid, .name = name, .until = monotonic_ns() + PARKED_WAIT_NS };
+	memcpy(a->args, args, sizeof(a->args));
+}
+
+/* Entry i out of the list (the last in its place); the list freed once empty. */
+static void parked_attach_drop(size_t i)
+{
+	parked_attaches[i] = parked_attaches[--nparked];
+	if (!nparked) {
+		free(parked_attaches);
+		parked_attaches = NULL;
+		parked_cap = 0;
+	}
+}
+
 /* t's call op on target (as it named it) posted to its serving thread; t stays at
  * its seccomp stop until the answer. */
 static void send(struct thread *t, enum nested_op op, unsigned to, pid_t target, pid_t name, const uint64_t *args)
@@ -439,9 +474,9 @@ static void match_remote(struct thread *u, void *arg)
 }
 
 /* t's attach of name: answered here, posted to the serving thread that has the
- * target, or refused while it is between two (parked, traced by none: the kernel's
- * attach would take it from systrace); false when it is not systrace's, for the
- * kernel to decide. */
+ * target, or kept until it is no longer between two (parked, traced by none: the
+ * kernel's attach would take it from systrace); false when it is not systrace's,
+ * for the kernel to decide. */
 static bool try_attach(struct thread *t, pid_t name, const uint64_t *args)
 {
 	struct thread *x = named(t, name);
@@ -455,11 +490,32 @@ static bool try_attach(struct thread *t, pid_t name, const uint64_t *args)
 	} else if ((to = server_of_name(t, name)) >= 0) {
 		send(t, NESTED_OP_ATTACH, (unsigned)to, name, name, args);
 	} else if (parked(t, name)) {
-		answer(t, -EPERM);
+		wait_for_seize(t, name, args);
 	} else {
 		return false;
 	}
 	return true;
+}
+
+void nested_look_again(void)
+{
+	for (size_t i = 0; i < nparked;) {
+		struct parked_attach a = parked_attaches[i];
+		struct thread *t = thread_find(a.caller);
+
+		if (t && parked(t, a.name) && monotonic_ns() < a.until) {
+			i++;
+			continue;
+		}
+		parked_attach_drop(i); /* (try_attach may add one again) */
+		if (!t)
+			continue;
+		if (parked(t, a.name))
+			answer(t, -EPERM); /* never taken */
+		else if (!try_attach(t, a.name, a.args))
+			/* not systrace's any more: gone, or the receiver let it go */
+			answer(t, kill(a.name, 0) == 0 || errno == EPERM ? -EPERM : -ESRCH);
+	}
 }
 
 /* A request to become a tracer that is not emulated and that the kernel refuses
@@ -614,6 +670,11 @@ static void remote_leaves(struct thread *t)
 void nested_thread_leaves(struct thread *t)
 {
 	t->waits_for = 0; /* (not answered: it is gone, or past the call) */
+	for (size_t i = 0; i < nparked;)
+		if (parked_attaches[i].caller == t->tid)
+			parked_attach_drop(i);
+		else
+			i++;
 	tasks_for_each_thread(detach_from, &t->tid);
 	if (t->nested != NESTED_NONE)
 		unattach_gone(t);

@@ -56,10 +56,12 @@
  * ends its threads' attachments both ways (nested_thread_leaves), so none moves
  * while attached. An attach posted as the target's exec hands it on is answered
  * "not here", and asked again where its TracerPid then says; between the sender's
- * detach and the receiver's seize it is traced by no one, and an attach or a seize
- * then is refused (EPERM), not left to the kernel, which would give the program the
- * process and break the hand-off (tid_marks.h's TID_PARKED): an attach that meets
- * a hand-off, a window of microseconds, fails where natively it works. Across
+ * detach and the receiver's seize it is traced by no one (tid_marks.h's
+ * TID_PARKED), and neither an attach nor a seize may reach the kernel, which would
+ * give the program the process and break the hand-off: an attach then waits, its
+ * caller kept at its seccomp stop, until the receiver has the target, and is made
+ * again there (a seize is refused, EPERM, as the kernel refuses it for systrace's
+ * tracees). Across
  * threads only callers in systrace's own pid namespace are served so (the target's
  * TracerPid is read in it); in another the kernel's EPERM stays. */
 #ifndef SYSTRACE_NESTED_PTRACE_H
@@ -84,6 +86,9 @@ bool nested_holds(struct thread *t, int status);
  * a wait for it fails (ECHILD). */
 void nested_thread_leaves(struct thread *t);
 
+/* At each turn of the event loop: the attaches that met their target between two
+ * serving threads made again once it is not (nested_ptrace.c). */
+void nested_look_again(void);
 /* A message another serving thread posted. */
 void nested_on_message(const struct nested_msg *m);
 

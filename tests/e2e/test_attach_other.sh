@@ -12,6 +12,10 @@
 # takes the leader's tid): the attachment ends with the exec, and the target goes
 # on and ends (before, systrace kept it stopped under the thread's old tid, and the
 # run never ended, even on SIGTERM).
+# And an attach that meets its target between two serving threads (its exec handed
+# on, every hand-off 200 ms long: SYSTRACE_TEST_HANDOFF=every-exec-slow; the
+# attacher waits for the target's TracerPid to read 0): it waits for the receiver
+# and works, as natively (before, EPERM).
 . "$(dirname "$0")/lib.sh"
 P=$PROGRAMS
 unset SYSTRACE_TEST_THREADS
@@ -19,6 +23,7 @@ ROUNDS=30
 
 "$P/attach_other" $ROUNDS || fail "attach_other $ROUNDS exits $? natively"
 "$P/attach_other" 2 exec || fail "attach_other 2 exec exits $? natively"
+"$P/attach_other" 2 parked >/dev/null || fail "attach_other 2 parked exits $? natively"
 export SYSTRACE_TEST_HANDOFF=every-exec
 for threads in 1 4; do
 	for mode in default off; do
@@ -47,4 +52,17 @@ for threads in 1 4; do
 	h=$(summary_value "$TMPDIR/$name" tracer_handoffs)
 	[ "$h" = 4 ] || check_problem "$name: $h hand-offs, expected 4 (each exec)"
 done
+name=parked
+echo "== attach_other 2 parked, --tracer-threads=4, every hand-off slow"
+SYSTRACE_TEST_HANDOFF=every-exec-slow ST_OPTS=--tracer-threads=4 st_run_ok default "attach_other parked" \
+	"$TMPDIR/$name" "$P/attach_other" 2 parked
+grep -qx "attached untraced" "$TMPDIR/$name.out" ||
+	check_problem "$name: the attacher never attached the target between two threads"
+if require_file "$TMPDIR/$name/summary.csv" "$name"; then
+	# two rounds' 12, the attach and detach of the target parked, one round's 6
+	expect_count "$TMPDIR/$name" x86_64 ptrace 20 "$name"
+	# the target's two execs, the attacher's three
+	h=$(summary_value "$TMPDIR/$name" tracer_handoffs)
+	[ "$h" = 5 ] || check_problem "$name: $h hand-offs, expected 5 (each exec)"
+fi
 finish

@@ -8,7 +8,7 @@
  *   attach_other ROUNDS [END]                 the parent: starts both, waits
  *   attach_other target READY DONE            blocks in a read of DONE, its %rbx
  *                                             marked, once it said so on READY
- *   attach_other hop attacher PID READY DONE ROUNDS END    execs the next line
+ *   attach_other hop [hop] attacher PID READY DONE ROUNDS END   execs the next line
  *   attach_other attacher PID READY DONE ROUNDS END
  *   attach_other released PID DONE            (END exec, below)
  *
@@ -23,6 +23,13 @@
  *            execs (`released`): the new image detaches (the attachment may have
  *            ended with the exec: its error is not checked), continues the target
  *            and lets it end.
+ *   parked   it has the target exec itself again (a new target, the same pid),
+ *            watches its TracerPid and attaches as soon as it reads 0: under
+ *            systrace with several serving threads, the moment the target is
+ *            between two (SYSTRACE_TEST_HANDOFF=every-exec-slow makes it last);
+ *            natively at once. The attach, the stop and the detach must work
+ *            ("attached untraced" on stdout), then one round more on the new
+ *            image. The attacher hops twice: a thread apart from the target's.
  * Exit 0 when every step did what it does natively; else the first step that did
  * not, on stderr, and status 1. */
 #include <elf.h>
@@ -66,14 +73,64 @@ static long marked_read(int fd, char *buf)
 	return ret;
 }
 
+/* Told 'e': the target again, in a new image. */
 static int target(int ready, int done)
 {
-	char c;
+	char c, r[16], d[16];
 
 	if (write(ready, "r", 1) != 1)
 		return fail("target: write");
 	if (marked_read(done, &c) != 1)
 		return fail("target: read");
+	if (c == 'e') {
+		snprintf(r, sizeof(r), "%d", ready);
+		snprintf(d, sizeof(d), "%d", done);
+		execv(self, (char *[]){ (char *)self, "target", r, d, NULL });
+		return fail("target: execv");
+	}
+	return 0;
+}
+
+/* pid's TracerPid, or -1 */
+static long tracer_of(pid_t pid)
+{
+	char path[64], line[128];
+	long tracer = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	while (tracer < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %ld", &tracer) != 1)
+			tracer = -1;
+	fclose(f);
+	return tracer;
+}
+
+/* The target told to exec, attached the moment it is traced by no one. */
+static int attach_parked(pid_t pid, int done)
+{
+	struct timespec tenth_ms = { 0, 100 * 1000 };
+	int status, looks = 0;
+
+	if (write(done, "e", 1) != 1)
+		return fail("attacher: write");
+	while (tracer_of(pid) != 0)
+		if (++looks > 10 * BLOCKED_LOOKS || nanosleep(&tenth_ms, NULL) < 0) {
+			fprintf(stderr, "attach_other: the target was never traced by no one\n");
+			return 1;
+		}
+	if (ptrace(PTRACE_ATTACH, pid, 0, 0) < 0)
+		return fail("PTRACE_ATTACH of the target untraced");
+	if (waitpid(pid, &status, __WALL) != pid || !WIFSTOPPED(status) || WSTOPSIG(status) != SIGSTOP) {
+		fprintf(stderr, "attach_other: the attach stop of the target untraced: status %#x\n", status);
+		return 1;
+	}
+	if (ptrace(PTRACE_DETACH, pid, 0, 0) < 0)
+		return fail("PTRACE_DETACH of the target untraced");
+	printf("attached untraced\n");
+	fflush(stdout);
 	return 0;
 }
 
@@ -188,6 +245,8 @@ static int attacher(pid_t pid, int ready, char *done, int rounds, const char *en
 	pthread_t x;
 	int st = attach_rounds(pid, ready, rounds);
 
+	if (st == 0 && strcmp(end, "parked") == 0 && (st = attach_parked(pid, atoi(done))) == 0)
+		st = attach_rounds(pid, ready, 1);
 	if (st == 0 && strcmp(end, "exec") == 0) {
 		snprintf(p, sizeof(p), "%d", pid);
 		released_argv[0] = (char *)self;
@@ -233,7 +292,7 @@ int main(int argc, char **argv)
 	self = argv[0];
 	if (argc == 4 && strcmp(argv[1], "target") == 0)
 		return target(atoi(argv[2]), atoi(argv[3]));
-	if (argc == 8 && strcmp(argv[1], "hop") == 0) {
+	if (argc >= 8 && strcmp(argv[1], "hop") == 0) {
 		argv[1] = argv[0];
 		execv(self, argv + 1);
 		return fail("execv");
@@ -243,8 +302,8 @@ int main(int argc, char **argv)
 	if (argc == 4 && strcmp(argv[1], "released") == 0)
 		return released(atoi(argv[2]), atoi(argv[3]));
 	if (argc < 2 || argc > 3 || atoi(argv[1]) < 1
-	    || (strcmp(end, "detach") != 0 && strcmp(end, "exec") != 0)) {
-		fprintf(stderr, "usage: attach_other ROUNDS [detach|exec]\n");
+	    || (strcmp(end, "detach") != 0 && strcmp(end, "exec") != 0 && strcmp(end, "parked") != 0)) {
+		fprintf(stderr, "usage: attach_other ROUNDS [detach|exec|parked]\n");
 		return 2;
 	}
 	if (pipe(ready) < 0 || pipe(done) < 0)
@@ -256,7 +315,8 @@ int main(int argc, char **argv)
 	snprintf(r, sizeof(r), "%d", ready[0]);
 	snprintf(d, sizeof(d), "%d", done[1]);
 	snprintf(n, sizeof(n), "%d", atoi(argv[1]));
-	b = start((char *[]){ argv[0], "hop", "attacher", p, r, d, n, end, NULL });
+	b = strcmp(end, "parked") == 0 ? start((char *[]){ argv[0], "hop", "hop", "attacher", p, r, d, n, end, NULL })
+				       : start((char *[]){ argv[0], "hop", "attacher", p, r, d, n, end, NULL });
 	if (a < 0 || b < 0)
 		return fail("fork");
 	for (int i = 0; i < 2; i++) {
