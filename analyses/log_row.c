@@ -46,7 +46,7 @@ static size_t site_fields(struct log_row_parts *p, const struct log_sites *sites
 
 	for (uint32_t id = 0; id < p->nsites; id++) {
 		const struct log_site *site = id < sites->count ? &sites->site[id] : NULL;
-		struct csv_writer w = { .file = f };
+		struct csv_writer w = { f, 0 };
 		size_t start = (size_t)ftell(f);
 
 		p->site_start[id] = start;
@@ -55,7 +55,6 @@ static size_t site_fields(struct log_row_parts *p, const struct log_sites *sites
 			csv_hex(&w, site->offset);
 		else
 			csv_empty(&w);
-		csv_flush(&w); /* two fields of a row made elsewhere: no end of row */
 		if ((size_t)ftell(f) - start > longest)
 			longest = (size_t)ftell(f) - start;
 	}

@@ -486,7 +486,7 @@ static void print_processes_text(const struct report_options *o, const struct lo
 
 static void write_process_csv(const struct loaded_run *r)
 {
-	struct csv_writer w = { .file = stdout };
+	struct csv_writer w = { stdout, 0 };
 	char cell[64];
 
 	csv_header(&w, process_column_names);
@@ -510,7 +510,7 @@ static void write_sites_csv(const struct report_options *o, const struct loaded_
 	static const char *const header[] = { "object", "offset", "symbol", "syscall", "images", "inprocess",
 					      "break_even", "patch_ns", NULL };
 	const struct amortization_analysis *a = &r->amortization;
-	struct csv_writer w = { .file = stdout };
+	struct csv_writer w = { stdout, 0 };
 
 	csv_header(&w, header);
 	for (size_t i = 0; i < a->nsites && i < o->limit; i++) {
@@ -530,7 +530,7 @@ static void write_libc_csv(const struct report_options *o, const struct loaded_r
 {
 	static const char *const header[] = { "rank", "function", "named_by", "sites", "images", "patch_ns", NULL };
 	const struct candidate_table *c = amortization_ranking(&r->amortization);
-	struct csv_writer w = { .file = stdout };
+	struct csv_writer w = { stdout, 0 };
 
 	csv_header(&w, header);
 	for (size_t i = 0; i < c->n && i < o->top; i++) {
@@ -549,7 +549,7 @@ static void write_known_csv(const struct report_options *o, const struct loaded_
 	static const char *const header[] = { "exe", "images", "written", "unused", "missed", "rule_ns",
 					      "optimum_ns", "excess_ns", "ratio", NULL };
 	const struct known_choice_analysis *k = &r->known;
-	struct csv_writer w = { .file = stdout };
+	struct csv_writer w = { stdout, 0 };
 	char ratio[32];
 
 	csv_header(&w, header);

@@ -3,63 +3,36 @@
 #include <stdbool.h>
 #include <string.h>
 
-/* A row is written for every image and site of a run, a field at a time: each field
- * goes into the writer's row buffer (a memcpy, a hand-made number), and the row to
- * the FILE with one call at its end. A field longer than the buffer goes to the
- * FILE after what the buffer holds. */
-void csv_flush(struct csv_writer *w)
-{
-	fwrite_unlocked(w->row, 1, w->len, w->file);
-	w->len = 0;
-}
-
-static void put_bytes(struct csv_writer *w, const char *s, size_t n)
-{
-	if (w->len + n > sizeof(w->row)) {
-		csv_flush(w);
-		if (n > sizeof(w->row)) {
-			fwrite_unlocked(s, 1, n, w->file);
-			return;
-		}
-	}
-	memcpy(w->row + w->len, s, n);
-	w->len += n;
-}
-
-static void put_char(struct csv_writer *w, char c)
-{
-	if (w->len == sizeof(w->row))
-		csv_flush(w);
-	w->row[w->len++] = c;
-}
-
+/* A row is written a field at a time for every image of a run: stdio's unlocked
+ * calls and a hand-made number, not fprintf (a FILE is only ever written by one
+ * thread at a time here). */
 static void separate(struct csv_writer *w)
 {
 	if (w->column++ > 0)
-		put_char(w, ',');
+		putc_unlocked(',', w->file);
 }
 
 /* A field of s then tail (tail_len bytes with none of the characters that quote a
  * field), quoted when s needs it, its quotes doubled. */
 static void put_field(struct csv_writer *w, const char *s, const char *tail, size_t tail_len)
 {
-	size_t plain = strcspn(s, ",\"\r\n");
-	bool quoted = s[plain] != '\0';
+	bool quoted = s[strcspn(s, ",\"\r\n")] != '\0';
 
 	separate(w);
 	if (!quoted) {
-		put_bytes(w, s, plain);
+		fputs_unlocked(s, w->file);
 	} else {
-		put_char(w, '"');
+		putc_unlocked('"', w->file);
 		for (; *s; s++) {
 			if (*s == '"')
-				put_char(w, '"');
-			put_char(w, *s);
+				putc_unlocked('"', w->file);
+			putc_unlocked(*s, w->file);
 		}
 	}
-	put_bytes(w, tail, tail_len);
+	if (tail_len)
+		fwrite_unlocked(tail, 1, tail_len, w->file);
 	if (quoted)
-		put_char(w, '"');
+		putc_unlocked('"', w->file);
 }
 
 void csv_str(struct csv_writer *w, const char *s)
@@ -72,7 +45,7 @@ void csv_str(struct csv_writer *w, const char *s)
 
 /* v in decimal, or in hex after "0x", at the end of text: where it begins. The
  * digits are built from the end (a division by a constant, not by a variable
- * base). */
+ * base), to be written with one call. */
 static size_t format_number(char text[24], uint64_t v, bool hex)
 {
 	size_t n = 24;
@@ -97,7 +70,7 @@ static void put_number(struct csv_writer *w, uint64_t v, bool hex)
 	size_t n = format_number(text, v, hex);
 
 	separate(w);
-	put_bytes(w, text + n, sizeof(text) - n);
+	fwrite_unlocked(text + n, 1, sizeof(text) - n, w->file);
 }
 
 void csv_u64(struct csv_writer *w, uint64_t v)
@@ -126,8 +99,7 @@ void csv_empty(struct csv_writer *w)
 
 void csv_end_row(struct csv_writer *w)
 {
-	put_char(w, '\n');
-	csv_flush(w);
+	putc_unlocked('\n', w->file);
 	w->column = 0;
 }
 

@@ -9,8 +9,6 @@
 struct csv_writer {
 	FILE *file;
 	int column; /* fields written on the current row */
-	size_t len; /* bytes of it in row, not written to file yet */
-	char row[512];
 };
 
 void csv_str(struct csv_writer *w, const char *s);
@@ -20,10 +18,7 @@ void csv_hex(struct csv_writer *w, uint64_t v);
  * of each image. */
 void csv_str_plus_hex(struct csv_writer *w, const char *s, uint64_t v);
 void csv_empty(struct csv_writer *w);
-/* Ends the row and writes it to the file: only ended rows reach it... */
 void csv_end_row(struct csv_writer *w);
-/* ...or flushed ones, for fields that go into a row made elsewhere. */
-void csv_flush(struct csv_writer *w);
 /* A whole header row from a NULL-terminated list. */
 void csv_header(struct csv_writer *w, const char *const *names);
 

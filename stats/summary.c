@@ -181,7 +181,7 @@ static size_t serve_metrics(const struct totals *t, struct metric *m)
 void summary_write_csv(FILE *f, const struct totals *totals)
 {
 	const struct totals means = with_means(totals), *t = &means;
-	struct csv_writer w = { .file = f };
+	struct csv_writer w = { f, 0 };
 	struct metric serve[SERVE_METRICS];
 	char nice[16];
 	size_t n;

@@ -121,7 +121,7 @@ START_TEST(reads_what_the_writer_wrote)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	struct csv_writer w = { .file = f };
+	struct csv_writer w = { f, 0 };
 	struct csv_reader r;
 	char err[256];
 
