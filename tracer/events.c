@@ -473,6 +473,8 @@ static void on_death(struct thread *t, int status);
  * killed while parked (ended so). */
 static bool handed(struct thread *t, enum handoff_result r)
 {
+	if (r != HANDOFF_NONE)
+		nested_handoff_taken();
 	if (r == HANDOFF_NONE || r == HANDOFF_TAKEN)
 		return true;
 	if (r == HANDOFF_GONE) {

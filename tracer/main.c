@@ -43,15 +43,28 @@
 
 enum { EXIT_SYSTRACE_FAILED = 125, EXIT_CANNOT_EXECUTE = 126, EXIT_NOT_FOUND = 127 };
 
-/* The CPUs the run may use (taskset's, as nproc counts them). */
+/* The CPUs the run may use (taskset's, as nproc counts them); the tests' way to
+ * be a larger machine: SYSTRACE_TEST_CPUS. */
 static unsigned cpus_allowed(void)
 {
-	cpu_set_t set;
-	long online;
+	const char *test = getenv("SYSTRACE_TEST_CPUS");
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
 
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		return (unsigned)CPU_COUNT(&set);
-	online = sysconf(_SC_NPROCESSORS_ONLN); /* more CPUs than a cpu_set_t holds */
+	if (test && atoi(test) > 0)
+		return (unsigned)atoi(test);
+	/* a set as large as the kernel's CPUs need (more than a cpu_set_t holds) */
+	for (int n = CPU_SETSIZE; n <= 1 << 20; n *= 2) {
+		cpu_set_t *set = CPU_ALLOC(n);
+		size_t size = CPU_ALLOC_SIZE(n);
+		int got = set ? sched_getaffinity(0, size, set) : -1;
+		unsigned count = got == 0 ? (unsigned)CPU_COUNT_S(size, set) : 0;
+
+		CPU_FREE(set);
+		if (got == 0)
+			return count;
+		if (errno != EINVAL)
+			break;
+	}
 	return online > 0 ? (unsigned)online : 1;
 }
 

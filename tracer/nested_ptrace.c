@@ -394,8 +394,9 @@ static bool parked(const struct thread *caller, pid_t name)
 
 /* An attach that met its target parked waits for the receiver's seize, its caller
  * kept at its seccomp stop, and is made again at a later turn of the event loop
- * (nested_look_again; at the latest at the serving thread's next tick): natively an
- * attach of a process in the middle of its exec works. One never taken after
+ * (nested_look_again): the receiver wakes the serving threads once it took the
+ * image (nested_handoff_taken), their ticks are the backstop. Natively an attach
+ * of a process in the middle of its exec works. One never taken after
  * PARKED_WAIT_NS is refused (EPERM), as the kernel refuses systrace's tracees. */
 #define PARKED_WAIT_NS (2ull * 1000 * 1000 * 1000)
 struct parked_attach {
@@ -405,6 +406,7 @@ struct parked_attach {
 };
 static _Thread_local struct parked_attach *parked_attaches;
 static _Thread_local size_t nparked, parked_cap;
+static atomic_uint attaches_waiting; /* in every serving thread's list */
 
 static void wait_for_seize(const struct thread *t, pid_t name, const uint64_t *args)
 {
@@ -414,12 +416,30 @@ static void wait_for_seize(const struct thread *t, pid_t name, const uint64_t *a
 	a = &parked_attaches[nparked++];
 	*a = (struct parked_attach){ .caller = t->tid, .name = name, .until = monotonic_ns() + PARKED_WAIT_NS };
 	memcpy(a->args, args, sizeof(a->args));
+	atomic_fetch_add(&attaches_waiting, 1);
+}
+
+void nested_handoff_taken(void)
+{
+	if (atomic_load(&attaches_waiting))
+		tracer_threads_wake_others();
+}
+
+/* Whether t is still at the seccomp stop it was kept at: SIGKILL takes a thread out
+ * of any stop to its exit stop, which must not be resumed before its event is seen
+ * (events.c's seccomp_stop_gone). */
+static bool still_kept(pid_t tid)
+{
+	siginfo_t si;
+
+	return ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 && si.si_code == (SIGTRAP | (PTRACE_EVENT_SECCOMP << 8));
 }
 
 /* Entry i out of the list (the last in its place); the list freed once empty. */
 static void parked_attach_drop(size_t i)
 {
 	parked_attaches[i] = parked_attaches[--nparked];
+	atomic_fetch_sub(&attaches_waiting, 1);
 	if (!nparked) {
 		free(parked_attaches);
 		parked_attaches = NULL;
@@ -502,15 +522,17 @@ void nested_look_again(void)
 	for (size_t i = 0; i < nparked;) {
 		struct parked_attach a = parked_attaches[i];
 		struct thread *t = thread_find(a.caller);
+		/* (the caller's names were found to be systrace's when it was kept) */
+		bool still_parked = tid_marks(a.name) & TID_PARKED;
 
-		if (t && parked(t, a.name) && monotonic_ns() < a.until) {
+		if (t && still_parked && monotonic_ns() < a.until) {
 			i++;
 			continue;
 		}
 		parked_attach_drop(i); /* (try_attach may add one again) */
-		if (!t)
-			continue;
-		if (parked(t, a.name))
+		if (!t || !still_kept(t->tid))
+			continue; /* gone, or on its way out: its exit event comes */
+		if (still_parked)
 			answer(t, -EPERM); /* never taken */
 		else if (!try_attach(t, a.name, a.args))
 			/* not systrace's any more: gone, or the receiver let it go */

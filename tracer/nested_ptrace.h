@@ -89,6 +89,9 @@ void nested_thread_leaves(struct thread *t);
 /* At each turn of the event loop: the attaches that met their target between two
  * serving threads made again once it is not (nested_ptrace.c). */
 void nested_look_again(void);
+/* After a hand-off's receiver took an image (or found it gone): the serving threads
+ * whose attaches wait for one look again now. */
+void nested_handoff_taken(void);
 /* A message another serving thread posted. */
 void nested_on_message(const struct nested_msg *m);
 

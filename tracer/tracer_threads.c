@@ -190,6 +190,19 @@ void tracer_threads_post(unsigned to, const struct inbox_item *item)
 	wake(to);
 }
 
+void tracer_threads_wake_others(void)
+{
+	for (unsigned i = 0; i < nservers; i++) {
+		bool done;
+
+		pthread_mutex_lock(&lock);
+		done = servers[i].done;
+		pthread_mutex_unlock(&lock);
+		if (i != me && !done)
+			wake(i);
+	}
+}
+
 void tracer_threads_post_all(const struct inbox_item *item)
 {
 	for (unsigned i = 0; i < nservers; i++)

@@ -66,6 +66,8 @@ int tracer_threads_pick(void);
  * thread that has ended is dropped (what another's flush at the end of the run
  * tells it). */
 void tracer_threads_post(unsigned to, const struct inbox_item *item);
+/* Every other thread's event loop turns (its waitpid returns EINTR). */
+void tracer_threads_wake_others(void);
 /* The first thread: item to every other. */
 void tracer_threads_post_all(const struct inbox_item *item);
 /* The calling thread's oldest item, if any. */

@@ -97,6 +97,20 @@ ST_OPTS=--tracer-threads=auto st_run_mode default "$TMPDIR/auto" true
 expect_summary "$TMPDIR/auto" tracer_threads "$auto" "--tracer-threads=auto on $cpus CPUs"
 taskset -c 0 "$SYSTRACE" -o "$TMPDIR/cpu0" -- true || check_problem "systrace under taskset -c 0 failed"
 expect_summary "$TMPDIR/cpu0" tracer_threads 1 "the default under taskset -c 0"
+# as on larger machines (SYSTRACE_TEST_CPUS stands for the CPUs the run may use):
+# 9 CPUs two threads, 64 eight, and the mix on 17 (three) counted as on one
+SYSTRACE_TEST_CPUS=9 st_run_mode default "$TMPDIR/cpus9" true
+expect_summary "$TMPDIR/cpus9" tracer_threads 2 "the default on 9 CPUs"
+SYSTRACE_TEST_CPUS=64 st_run_mode default "$TMPDIR/cpus64" true
+expect_summary "$TMPDIR/cpus64" tracer_threads 8 "the default on 64 CPUs"
+SYSTRACE_TEST_CPUS=64 ST_OPTS=--tracer-threads=3 st_run_mode default "$TMPDIR/cpus64-3" true
+expect_summary "$TMPDIR/cpus64-3" tracer_threads 3 "--tracer-threads=3 on 64 CPUs"
+SYSTRACE_TEST_CPUS=17 st_run_mode default "$TMPDIR/cpus17" sh -c "$MIX"
+[ "$ST_STATUS" -eq 0 ] || check_problem "the mix on 17 CPUs: exit status $ST_STATUS"
+if require_file "$TMPDIR/cpus17/summary.csv" "the mix on 17 CPUs"; then
+	expect_summary "$TMPDIR/cpus17" tracer_threads 3 "the mix on 17 CPUs"
+	expect_count "$TMPDIR/cpus17" x86_64 getppid $((600 + 1000 + 80 + 33 + 25 + 1)) "the mix on 17 CPUs"
+fi
 # the suite's default, with --log too
 SYSTRACE_TEST_THREADS=4 ST_OPTS=--log st_run_mode default "$TMPDIR/suite" true
 [ "$ST_STATUS" -eq 0 ] || check_problem "--log under SYSTRACE_TEST_THREADS=4: exit status $ST_STATUS"
