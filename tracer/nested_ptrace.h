@@ -61,9 +61,8 @@
  * give the program the process and break the hand-off: an attach then waits, its
  * caller kept at its seccomp stop, until the receiver has the target, and is made
  * again there (a seize is refused, EPERM, as the kernel refuses it for systrace's
- * tracees). Across
- * threads only callers in systrace's own pid namespace are served so (the target's
- * TracerPid is read in it); in another the kernel's EPERM stays. */
+ * tracees). Across threads only callers in systrace's own pid namespace are served
+ * so (the target's TracerPid is read in it); in another the kernel's EPERM stays. */
 #ifndef SYSTRACE_NESTED_PTRACE_H
 #define SYSTRACE_NESTED_PTRACE_H
 
