@@ -117,7 +117,7 @@ expect_handoffs "$TMPDIR/none" 0 "exec_chain 5 without SYSTRACE_TEST_HANDOFF"
 SYSTRACE_TEST_HANDOFF=every-other st_run_mode default "$TMPDIR/bogus" "$P/exec_chain" 5
 [ "$ST_STATUS" -eq 0 ] || check_problem "exec_chain 5, SYSTRACE_TEST_HANDOFF=every-other: systrace exited $ST_STATUS"
 expect_handoffs "$TMPDIR/bogus" 0 "exec_chain 5, SYSTRACE_TEST_HANDOFF=every-other"
-grep -q 'SYSTRACE_TEST_HANDOFF=every-other: the modes are every-exec, every-exec-after-reuse and every-exec-stopped' "$TMPDIR/bogus.err" ||
+grep -q 'SYSTRACE_TEST_HANDOFF=every-other: the modes are every-exec, every-exec-after-reuse, every-exec-stopped and every-exec-slow' "$TMPDIR/bogus.err" ||
 	check_problem "SYSTRACE_TEST_HANDOFF=every-other: no warning naming the variable and the one mode"
 
 finish
