@@ -6,8 +6,9 @@
 # 4 threads under the load rule alone; summary.csv says how many served and moved,
 # and the serving CPU of all of them; --log with 4 threads, every image of the mix on
 # the next: the log adds up to the CSV files, each thread's entries in time order;
-# one serving thread per 8 CPUs by default; bad values are refused with a message. (`make check` also runs the whole e2e
-# suite with 4 threads and every exec handed off: SYSTRACE_TEST_THREADS.)
+# one serving thread per 8 CPUs by default; bad values are refused with a message.
+# (`make check` also runs the whole e2e suite with 4 threads and every exec handed
+# off: SYSTRACE_TEST_THREADS.)
 . "$(dirname "$0")/lib.sh"
 P=$PROGRAMS
 unset SYSTRACE_TEST_THREADS SYSTRACE_TEST_HANDOFF
