@@ -108,32 +108,6 @@ static long tracer_of(pid_t pid)
 	return tracer;
 }
 
-/* The target told to exec, attached the moment it is traced by no one. */
-static int attach_parked(pid_t pid, int done)
-{
-	struct timespec tenth_ms = { 0, 100 * 1000 };
-	int status, looks = 0;
-
-	if (write(done, "e", 1) != 1)
-		return fail("attacher: write");
-	while (tracer_of(pid) != 0)
-		if (++looks > 10 * BLOCKED_LOOKS || nanosleep(&tenth_ms, NULL) < 0) {
-			fprintf(stderr, "attach_other: the target was never traced by no one\n");
-			return 1;
-		}
-	if (ptrace(PTRACE_ATTACH, pid, 0, 0) < 0)
-		return fail("PTRACE_ATTACH of the target untraced");
-	if (waitpid(pid, &status, __WALL) != pid || !WIFSTOPPED(status) || WSTOPSIG(status) != SIGSTOP) {
-		fprintf(stderr, "attach_other: the attach stop of the target untraced: status %#x\n", status);
-		return 1;
-	}
-	if (ptrace(PTRACE_DETACH, pid, 0, 0) < 0)
-		return fail("PTRACE_DETACH of the target untraced");
-	printf("attached untraced\n");
-	fflush(stdout);
-	return 0;
-}
-
 /* Whether pid is blocked in read (its /proc/PID/syscall begins "0 "). */
 static int in_read(pid_t pid)
 {
@@ -163,13 +137,52 @@ static int polled_stop(pid_t pid, int *status)
 	return 0;
 }
 
+/* PTRACE_ATTACH of pid and its SIGSTOP stop taken (polled: by waitpid with
+ * WNOHANG, again until it comes) */
+static int attach_stopped(pid_t pid, int polled)
+{
+	int status;
+
+	if (ptrace(PTRACE_ATTACH, pid, 0, 0) < 0)
+		return fail("PTRACE_ATTACH");
+	if (polled ? !polled_stop(pid, &status) : waitpid(pid, &status, __WALL) != pid)
+		return fail("waitpid");
+	if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGSTOP) {
+		fprintf(stderr, "attach_other: the attach stop's status is %#x, not SIGSTOP's\n", status);
+		return 1;
+	}
+	return 0;
+}
+
+/* The target told to exec, attached the moment it is traced by no one. */
+static int attach_parked(pid_t pid, int done)
+{
+	struct timespec tenth_ms = { 0, 100 * 1000 };
+	int looks = 0;
+
+	if (write(done, "e", 1) != 1)
+		return fail("attacher: write");
+	while (tracer_of(pid) != 0)
+		if (++looks > 10 * BLOCKED_LOOKS || nanosleep(&tenth_ms, NULL) < 0) {
+			fprintf(stderr, "attach_other: the target was never traced by no one\n");
+			return 1;
+		}
+	if (attach_stopped(pid, 0) != 0)
+		return 1;
+	if (ptrace(PTRACE_DETACH, pid, 0, 0) < 0)
+		return fail("PTRACE_DETACH of the target untraced");
+	printf("attached untraced\n");
+	fflush(stdout);
+	return 0;
+}
+
 static int attach_rounds(pid_t pid, int ready, int rounds)
 {
 	struct timespec ms = { 0, 1000 * 1000 };
 	struct user_regs_struct regs;
 	struct user_fpregs_struct fpregs;
 	struct iovec iov = { &regs, sizeof(regs) };
-	int status, looks = 0;
+	int looks = 0;
 	char c;
 
 	if (read(ready, &c, 1) != 1)
@@ -178,14 +191,8 @@ static int attach_rounds(pid_t pid, int ready, int rounds)
 		if (++looks > BLOCKED_LOOKS || nanosleep(&ms, NULL) < 0)
 			return fail("attacher: the target never blocked in read");
 	for (int i = 0; i < rounds; i++) {
-		if (ptrace(PTRACE_ATTACH, pid, 0, 0) < 0)
-			return fail("PTRACE_ATTACH");
-		if (i % 2 == 0 ? waitpid(pid, &status, __WALL) != pid : !polled_stop(pid, &status))
-			return fail("waitpid");
-		if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGSTOP) {
-			fprintf(stderr, "attach_other: the attach stop's status is %#x, not SIGSTOP's\n", status);
+		if (attach_stopped(pid, i % 2) != 0)
 			return 1;
-		}
 		memset(&regs, 0, sizeof(regs));
 		if (ptrace(PTRACE_GETREGS, pid, 0, &regs) < 0)
 			return fail("PTRACE_GETREGS");
@@ -214,18 +221,6 @@ static int attach_rounds(pid_t pid, int ready, int rounds)
 	return 0;
 }
 
-/* PTRACE_ATTACH of pid and its stop taken */
-static int attach_stopped(pid_t pid)
-{
-	int status;
-
-	if (ptrace(PTRACE_ATTACH, pid, 0, 0) < 0)
-		return fail("PTRACE_ATTACH");
-	if (waitpid(pid, &status, __WALL) != pid || !WIFSTOPPED(status))
-		return fail("waitpid");
-	return 0;
-}
-
 static pid_t target_pid;
 
 static char *released_argv[5];
@@ -233,7 +228,7 @@ static char *released_argv[5];
 static void *attach_and_exec(void *arg)
 {
 	(void)arg;
-	if (attach_stopped(target_pid) == 0)
+	if (attach_stopped(target_pid, 0) == 0)
 		execv(self, released_argv);
 	_exit(fail("exec: attach or execv"));
 }
