@@ -99,7 +99,8 @@ static void blob_u64(struct blob *b, size_t off, uint64_t v)
 	memcpy(blob_data(b) + off, &v, sizeof(v));
 }
 
-_Static_assert(sizeof(struct sockaddr_un) <= EXEC_BLOB_SOCKET_MAX, "the socket's address fits the blob");
+_Static_assert(sizeof(struct sockaddr_un) <= EXEC_BLOB_SOCKET_MAX && 8 + EXEC_BLOB_SOCKET_MAX <= EXEC_BLOB_SOCKET_SIZE
+		       && HANDOUT_NAMES == EXEC_BLOB_NSOCKETS, "the socket's addresses fit the blob");
 
 /* The code and its fixed data: the region, the gate's code, the stub areas; nothing
  * staged yet in the slot's stage. */
@@ -121,8 +122,11 @@ static void blob_begin(struct blob *b, const struct addr_space *as, int slot)
 	snprintf((char *)blob_data(b) + EXEC_BLOB_PATH, EXEC_BLOB_PATH_MAX, "%s", reach->path);
 	blob_u64(b, EXEC_BLOB_REGION_DEV, reach->dev);
 	blob_u64(b, EXEC_BLOB_REGION_INO, reach->ino);
-	blob_u64(b, EXEC_BLOB_SOCKET_LEN, reach->addr_len);
-	memcpy(blob_data(b) + EXEC_BLOB_SOCKET, &reach->addr, reach->addr_len);
+	for (int k = 0; k < HANDOUT_NAMES; k++) {
+		blob_u64(b, EXEC_BLOB_SOCKETS + EXEC_BLOB_SOCKET_SIZE * k, reach->addr_len[k]);
+		memcpy(blob_data(b) + EXEC_BLOB_SOCKETS + EXEC_BLOB_SOCKET_SIZE * k + 8, &reach->addr[k],
+		       reach->addr_len[k]);
+	}
 	blob_u64(b, EXEC_BLOB_GATE_LEN, gate);
 	blob_u64(b, EXEC_BLOB_GATE_AT, EXEC_BLOB_HEADER);
 	memcpy(b->bytes + b->len, gate_code, gate);

@@ -23,10 +23,13 @@
  *          the region's descriptor (tracer/region_handout.h):
  *            stat("/proc/<tracer>/fd/<region>") says the region's device and
  *            inode: fd = open(that path, O_RDWR | O_CLOEXEC)
- *          or else (another /proc, or none, or no access):
- *            s = socket(AF_UNIX, stream, nonblocking); connect(s, the tracer's
- *            abstract name); getpid at a `syscall` here: a stop, where the tracer
- *            sends the descriptor; recvmsg(s) takes it (SCM_RIGHTS); close(s)
+ *          or else (another /proc, or none, or no access), for each of the
+ *          tracer's names for its socket until one connects (an abstract name,
+ *          then a file's):
+ *            s = socket(AF_UNIX, stream, nonblocking); connect(s, the name), or
+ *            close(s) and the next name;
+ *          getpid at a `syscall` here: a stop, where the tracer sends the
+ *          descriptor; recvmsg(s) takes it (SCM_RIGHTS); close(s)
  *          r12 = mmap(gate + 4096, region size, rw-, shared|fixed-noreplace,
  *                     fd, 0)                                   the region, right
  *                after the gate, far from where the loader maps the libraries
@@ -148,6 +151,15 @@ exec_blob:
 	test %rax, %rax
 	jns .Lhave_region
 .Lask:                                          /* or from the tracer, by its socket */
+	xor %ebp, %ebp                              /* rbp: the name's index */
+.Lask_name:
+	cmp $EXEC_BLOB_NSOCKETS, %rbp
+	jae .Ldone                                  /* r12: the last name's error */
+	imul $EXEC_BLOB_SOCKET_SIZE, %rbp, %rax
+	lea DATA(EXEC_BLOB_SOCKETS), %rsi
+	add %rax, %rsi
+	cmpq $0, (%rsi)
+	je .Ldone                                   /* no more names */
 	mov $SYS_socket, %eax
 	mov $AF_UNIX, %edi
 	mov $SOCK_STREAM_NONBLOCK_CLOEXEC, %esi
@@ -157,14 +169,23 @@ exec_blob:
 	test %rax, %rax
 	js .Ldone
 	mov %rax, %rbx                              /* the socket */
+	imul $EXEC_BLOB_SOCKET_SIZE, %rbp, %rax
+	lea DATA(EXEC_BLOB_SOCKETS), %rsi
+	add %rax, %rsi
+	mov (%rsi), %rdx                            /* the name's length */
+	add $8, %rsi                                /* the name */
 	mov $SYS_connect, %eax
 	mov %rbx, %rdi
-	lea DATA(EXEC_BLOB_SOCKET), %rsi
-	mov DATA(EXEC_BLOB_SOCKET_LEN), %rdx
 	GATE_CALL
 	mov %rax, %r12
 	test %rax, %rax
-	js .Lclose_socket
+	jns .Lconnected
+	mov $SYS_close, %eax                        /* hidden here: the next name */
+	mov %rbx, %rdi
+	GATE_CALL
+	inc %rbp
+	jmp .Lask_name
+.Lconnected:
 	mov $EXEC_BLOB_ASKS, %r15d
 	mov $SYS_getpid, %eax
 	syscall                                     /* a stop: the tracer sends it */

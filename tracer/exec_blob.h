@@ -22,19 +22,20 @@
 #define EXEC_BLOB_PATH_MAX 64
 #define EXEC_BLOB_REGION_DEV 144  /* what stat of that path says if it is the region: */
 #define EXEC_BLOB_REGION_INO 152  /* st_dev and st_ino */
-#define EXEC_BLOB_SOCKET_LEN 160  /* the tracer's socket (region_handout.h): its */
-#define EXEC_BLOB_SOCKET 168      /* sockaddr_un's length, and the sockaddr_un */
-#define EXEC_BLOB_SOCKET_MAX 112
-#define EXEC_BLOB_TAIL 280        /* gate_exec_tail's address; 0: end at a stop */
-#define EXEC_BLOB_DROP_START 288  /* the loader's pages the code is written over */
-#define EXEC_BLOB_DROP_LEN 296
-#define EXEC_BLOB_ENTRY 304       /* the loader's entry, and rflags at the exec event */
-#define EXEC_BLOB_RFLAGS 312
-#define EXEC_BLOB_GS 320          /* the thread's %gs base: its slot in the region */
-#define EXEC_BLOB_STAGE 328       /* the offset in the region of the slot's staging
+#define EXEC_BLOB_SOCKETS 160     /* the tracer's socket, by each of its names, */
+#define EXEC_BLOB_NSOCKETS 2      /* tried in turn (region_handout.h): each its */
+#define EXEC_BLOB_SOCKET_SIZE 120 /* sockaddr_un's length (0: none), and the */
+#define EXEC_BLOB_SOCKET_MAX 112  /* sockaddr_un */
+#define EXEC_BLOB_TAIL 400        /* gate_exec_tail's address; 0: end at a stop */
+#define EXEC_BLOB_DROP_START 408  /* the loader's pages the code is written over */
+#define EXEC_BLOB_DROP_LEN 416
+#define EXEC_BLOB_ENTRY 424       /* the loader's entry, and rflags at the exec event */
+#define EXEC_BLOB_RFLAGS 432
+#define EXEC_BLOB_GS 440          /* the thread's %gs base: its slot in the region */
+#define EXEC_BLOB_STAGE 448       /* the offset in the region of the slot's staging
                                      area (shared_region.h): the bytes to write and
                                      their records, put there by the tracer */
-#define EXEC_BLOB_HEADER 336
+#define EXEC_BLOB_HEADER 456
 
 /* Its first call, the gate page's mapping, which the filter lets through from
  * anywhere (tracer/filter.c): read, write, execute; private, anonymous,

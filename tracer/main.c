@@ -29,6 +29,7 @@
 #include "placement.h"
 #include "proc_maps.h"
 #include "procfs.h"
+#include "region_handout.h"
 #include "serve_times.h"
 #include "serving_end.h"
 #include "shared_region.h"
@@ -145,6 +146,7 @@ static void die_by(int sig)
 	if (__lsan_do_leak_check)
 		__lsan_do_leak_check();
 	fflush(NULL);
+	handout_close(); /* (exit would have) */
 	setrlimit(RLIMIT_CORE, &no_core);
 	/* a core_pattern pipe ignores RLIMIT_CORE; a process that is not dumpable
 	 * dumps nowhere */

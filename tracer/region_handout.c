@@ -1,7 +1,9 @@
 #include "region_handout.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -12,40 +14,106 @@
 #include "tasks.h"
 
 /* The region's path and identity, the same for every serving thread; each thread's
- * own socket, so that a connection is accepted by the thread that serves the image
- * (its tables alone say whether the peer is in its set-up: tasks.h) */
+ * own socket, so that a connection is accepted by the thread that serves it (its
+ * tables alone say whether the peer is in its set-up: tasks.h) */
 static struct region_reach shared;
 static _Thread_local struct region_reach reach;
-static _Thread_local int listener = -1;
+static _Thread_local int listeners[HANDOUT_NAMES] = { -1, -1 };
+/* the folder of the sockets' files ("": none), short enough for their names */
+static char folder[sizeof(((struct sockaddr_un *)0)->sun_path) - sizeof("/2147483647")];
 
-/* This thread's socket, at a name nobody else holds: another tracer's, another
- * serving thread's or a squatter's fails the bind. */
-static bool listen_here(char *err, size_t errlen)
+static bool listen_at(int fd, struct sockaddr_un *addr, socklen_t *len, size_t name_len)
 {
-	reach = shared;
-	listener = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (listener < 0) {
-		snprintf(err, errlen, "cannot make the socket that hands out the shared region: %s", strerror(errno));
-		return false;
-	}
+	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + name_len);
+	if (bind(fd, (struct sockaddr *)addr, *len) == 0 && listen(fd, 64) == 0)
+		return true;
+	*len = 0;
+	return false;
+}
+
+/* This thread's socket by its abstract name, one nobody else holds: another
+ * tracer's, another serving thread's or a squatter's fails the bind. */
+static bool listen_abstract(int fd)
+{
+	struct sockaddr_un *addr = &reach.addr[HANDOUT_ABSTRACT];
+
 	for (int tries = 0; tries < 8; tries++) {
 		uint64_t nonce = 0;
 		int n;
 
 		if (getrandom(&nonce, sizeof(nonce), 0) != sizeof(nonce))
 			nonce = (uint64_t)tries;
-		reach.addr = (struct sockaddr_un){ .sun_family = AF_UNIX };
-		n = snprintf(reach.addr.sun_path + 1, sizeof(reach.addr.sun_path) - 1, "systrace-%d-%016llx",
-			     (int)getpid(), (unsigned long long)nonce);
-		reach.addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
-		if (bind(listener, (struct sockaddr *)&reach.addr, reach.addr_len) == 0 && listen(listener, 64) == 0)
+		*addr = (struct sockaddr_un){ .sun_family = AF_UNIX };
+		n = snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1, "systrace-%d-%016llx", (int)getpid(),
+			     (unsigned long long)nonce);
+		if (listen_at(fd, addr, &reach.addr_len[HANDOUT_ABSTRACT], 1 + (size_t)n))
 			return true;
 	}
-	snprintf(err, errlen, "cannot bind the socket that hands out the shared region: %s", strerror(errno));
-	close(listener);
-	listener = -1;
-	reach.addr_len = 0;
 	return false;
+}
+
+/* And by a file in the folder, named for the thread. */
+static bool listen_file(int fd)
+{
+	struct sockaddr_un *addr = &reach.addr[HANDOUT_FILE];
+	int n;
+
+	*addr = (struct sockaddr_un){ .sun_family = AF_UNIX };
+	n = snprintf(addr->sun_path, sizeof(addr->sun_path), "%s/%d", folder, (int)gettid());
+	return folder[0] && listen_at(fd, addr, &reach.addr_len[HANDOUT_FILE], (size_t)n + 1);
+}
+
+/* This thread's sockets; false (errno set) if it has none. */
+static bool listen_here(void)
+{
+	bool (*const listen_by[HANDOUT_NAMES])(int) = { listen_abstract, listen_file };
+	int saved = 0;
+
+	reach = shared;
+	for (int k = 0; k < HANDOUT_NAMES; k++) {
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+		if (fd >= 0 && listen_by[k](fd)) {
+			listeners[k] = fd;
+			continue;
+		}
+		saved = saved ? saved : errno;
+		if (fd >= 0)
+			close(fd);
+	}
+	errno = saved;
+	return listeners[HANDOUT_ABSTRACT] >= 0 || listeners[HANDOUT_FILE] >= 0;
+}
+
+void handout_close(void)
+{
+	DIR *d = folder[0] ? opendir(folder) : NULL;
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+	rmdir(folder);
+	folder[0] = '\0';
+}
+
+/* The folder of the sockets' files, where TMPDIR says, as mktemp does (if a
+ * socket's name fits there), else in /tmp; removed when the tracer exits (or dies
+ * by the command's signal: main.c). */
+static void make_folder(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	int n = -1;
+
+	if (tmp && tmp[0] == '/')
+		n = snprintf(folder, sizeof(folder), "%s/systrace-%d-XXXXXX", tmp, (int)getpid());
+	if (n < 0 || (size_t)n >= sizeof(folder))
+		snprintf(folder, sizeof(folder), "/tmp/systrace-%d-XXXXXX", (int)getpid());
+	if (!mkdtemp(folder) || atexit(handout_close) != 0)
+		folder[0] = '\0';
 }
 
 bool handout_open(char *err, size_t errlen)
@@ -59,20 +127,20 @@ bool handout_open(char *err, size_t errlen)
 	snprintf(shared.path, sizeof(shared.path), "/proc/%d/fd/%d", (int)getpid(), region_fd());
 	shared.dev = st.st_dev;
 	shared.ino = st.st_ino;
-	if (listen_here(err, errlen))
+	make_folder();
+	if (listen_here())
 		return true;
+	snprintf(err, errlen, "cannot open the socket that hands out the shared region: %s", strerror(errno));
 	shared.path[0] = '\0'; /* (no region for the other threads to hand out either) */
 	return false;
 }
 
 void handout_open_thread(void)
 {
-	char err[128];
-
 	/* (without a socket of its own, this thread's images reach the region by its
 	 * path only: in a chroot they stay on the slow path, counted as ever) */
 	if (shared.path[0])
-		listen_here(err, sizeof(err));
+		listen_here();
 }
 
 const struct region_reach *handout_reach(void)
@@ -120,10 +188,12 @@ void handout_serve(void)
 	int conn;
 
 	/* (short of descriptors, what the tracer keeps is given back, and it tries again) */
-	while (listener >= 0 && ((conn = accept4(listener, NULL, NULL, SOCK_CLOEXEC)) >= 0
-				 || (fd_limit_retry(errno) && (conn = accept4(listener, NULL, NULL, SOCK_CLOEXEC)) >= 0))) {
-		if (may_have(conn))
-			send_region(conn);
-		close(conn);
-	}
+	for (int k = 0; k < HANDOUT_NAMES; k++)
+		while (listeners[k] >= 0
+		       && ((conn = accept4(listeners[k], NULL, NULL, SOCK_CLOEXEC)) >= 0
+			   || (fd_limit_retry(errno) && (conn = accept4(listeners[k], NULL, NULL, SOCK_CLOEXEC)) >= 0))) {
+			if (may_have(conn))
+				send_region(conn);
+			close(conn);
+		}
 }

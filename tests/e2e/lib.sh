@@ -328,6 +328,21 @@ stopped_chain() {
 	return 0
 }
 
+# expect_unreachable_loop DIR WHAT N: the run just made (ST_STATUS) of a shell
+# whose getppid_loop N could not be given the region exited 0, the program stayed
+# on the slow path (library region-unreachable), and the getppid per image are the
+# shell's one (for $PPID) and the program's N.
+expect_unreachable_loop() {
+	if [ "$ST_STATUS" -ne 0 ]; then
+		check_problem "$2: exited $ST_STATUS (0 natively)"
+		st_show_err "$1"
+	elif require_file "$1/processes.csv" "$2"; then
+		csvtool library "$1" region-unreachable /getppid_loop >/dev/null ||
+			check_problem "$2: its library is not region-unreachable (csvtool.py library $1 region-unreachable /getppid_loop says why)"
+		expect_rows "$1" getppid "1 $3" "$2"
+	fi
+}
+
 # expect_count DIR ABI NAME N WHAT: systrace counted exactly N calls of NAME
 # (DIR/syscalls.csv missing: a failure, even for N = 0).
 expect_count() {
