@@ -109,11 +109,13 @@ void code_scan_finish(struct code_scan *s)
 	s->ntargets = kept;
 }
 
-bool code_scan_object(struct code_scan *s, int fd, const struct elf_object *o)
+bool code_scan_object(struct code_scan *s, int fd, struct elf_object *o)
 {
 	Elf *elf;
 	Elf_Scn *scn = NULL;
 	bool any = false;
+	const struct elf_symbol *symbols;
+	size_t nsymbols;
 
 	memset(s, 0, sizeof(*s));
 	if (elf_version(EV_CURRENT) == EV_NONE || !(elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)))
@@ -131,8 +133,9 @@ bool code_scan_object(struct code_scan *s, int fd, const struct elf_object *o)
 	elf_end(elf);
 	if (!any)
 		return false;
-	for (size_t i = 0; i < o->nsymbols; i++)
-		code_scan_add_target(s, o->symbols[i].addr);
+	symbols = elf_object_symbols(o, &nsymbols);
+	for (size_t i = 0; i < nsymbols; i++)
+		code_scan_add_target(s, symbols[i].addr);
 	code_scan_finish(s);
 	return true;
 }

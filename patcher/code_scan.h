@@ -41,7 +41,7 @@ void code_scan_finish(struct code_scan *s);
 /* Sweeps every executable section of the ELF object open on fd, adds the starts of
  * o's function symbols as targets, and finishes. s is reset first. False (and s
  * empty) if it has no code. */
-bool code_scan_object(struct code_scan *s, int fd, const struct elf_object *o);
+bool code_scan_object(struct code_scan *s, int fd, struct elf_object *o);
 const struct scanned_syscall *code_scan_find(const struct code_scan *s, uint64_t addr);
 /* Whether a branch target or function start lies strictly between lo and hi. */
 bool code_scan_has_target(const struct code_scan *s, uint64_t lo, uint64_t hi);

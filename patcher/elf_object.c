@@ -108,9 +108,11 @@ static void read_symbols(struct elf_object *o, Elf *elf, Elf_Scn *scn, bool expo
 				o->nsymbols++;
 				continue;
 			}
-			o->symbols[used] = (struct elf_symbol){ sym.st_value, sym.st_size, o->names + pool };
-			pool += (size_t)sprintf(o->names + pool, "%s", name) + 1;
-			used++;
+			size_t len = strlen(name) + 1;
+
+			o->symbols[used++] = (struct elf_symbol){ sym.st_value, sym.st_size, o->names + pool };
+			memcpy(o->names + pool, name, len);
+			pool += len;
 		}
 		if (pass == 0) {
 			o->symbols = calloc(o->nsymbols ? o->nsymbols : 1, sizeof(*o->symbols));
@@ -121,26 +123,59 @@ static void read_symbols(struct elf_object *o, Elf *elf, Elf_Scn *scn, bool expo
 	qsort(o->symbols, o->nsymbols, sizeof(*o->symbols), by_addr);
 }
 
+static size_t eager_max = 256 * 1024;
+
+void elf_object_set_eager_max(size_t bytes)
+{
+	eager_max = bytes;
+}
+
+static size_t table_bytes(Elf *elf, Elf_Scn *scn)
+{
+	GElf_Shdr sh, names;
+	Elf_Scn *strings;
+
+	if (!gelf_getshdr(scn, &sh))
+		return 0;
+	strings = elf_getscn(elf, sh.sh_link);
+	return sh.sh_size + (strings && gelf_getshdr(strings, &names) ? names.sh_size : 0);
+}
+
+/* The function symbols of the object's table of the given type, in the ELF open on
+ * fd: read now, or, a large table, left for later with a descriptor of the file.
+ * False if it has no such table. */
+static bool take_symbols(struct elf_object *o, Elf *elf, int fd, GElf_Word type)
+{
+	Elf_Scn *scn = find_section(elf, type);
+
+	if (!scn)
+		return false;
+	if (table_bytes(elf, scn) <= eager_max || (o->later_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		read_symbols(o, elf, scn, false);
+	} else {
+		o->later = true;
+		o->later_type = type;
+	}
+	return true;
+}
+
 /* The separate debug file of a stripped object, by build-id, if it is installed. */
 static bool read_debug_symbols(struct elf_object *o)
 {
 	char path[128];
 	int fd;
 	Elf *elf;
-	Elf_Scn *scn;
 
 	if (!o->build_id[0])
 		return false;
 	snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", o->build_id, o->build_id + 2);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return false;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	scn = elf ? find_section(elf, SHT_SYMTAB) : NULL;
-	if (scn)
-		read_symbols(o, elf, scn, false);
+	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)))
+		take_symbols(o, elf, fd, SHT_SYMTAB);
 	elf_end(elf);
 	close(fd);
-	return o->nsymbols > 0;
+	return o->nsymbols > 0 || o->later;
 }
 
 static Elf *begin_elf(struct elf_object *o, int fd)
@@ -160,18 +195,31 @@ static Elf *begin_elf(struct elf_object *o, int fd)
 bool elf_object_load(struct elf_object *o, int fd)
 {
 	Elf *elf = begin_elf(o, fd);
-	Elf_Scn *scn;
 
 	if (!elf)
 		return false;
 	read_segments(o, elf);
 	read_build_id(o, elf);
-	if ((scn = find_section(elf, SHT_SYMTAB)))
-		read_symbols(o, elf, scn, false);
-	else if (!read_debug_symbols(o) && (scn = find_section(elf, SHT_DYNSYM)))
-		read_symbols(o, elf, scn, false);
+	if (!take_symbols(o, elf, fd, SHT_SYMTAB) && !read_debug_symbols(o))
+		take_symbols(o, elf, fd, SHT_DYNSYM);
 	elf_end(elf);
 	return true;
+}
+
+const struct elf_symbol *elf_object_symbols(struct elf_object *o, size_t *n)
+{
+	Elf *elf;
+	Elf_Scn *scn;
+
+	if (o->later) {
+		if ((elf = elf_begin(o->later_fd, ELF_C_READ_MMAP, NULL)) && (scn = find_section(elf, o->later_type)))
+			read_symbols(o, elf, scn, false);
+		elf_end(elf);
+		close(o->later_fd);
+		o->later = false;
+	}
+	*n = o->nsymbols;
+	return o->symbols;
 }
 
 bool elf_object_find_dynsym(int fd, const char *name, uint64_t *vaddr, uint64_t *size)
@@ -215,6 +263,8 @@ bool elf_object_load_exported(struct elf_object *o, int fd)
 
 void elf_object_free(struct elf_object *o)
 {
+	if (o->later)
+		close(o->later_fd);
 	free(o->segments);
 	free(o->symbols);
 	free(o->names);
@@ -262,15 +312,16 @@ bool elf_object_readonly_offset(const struct elf_object *o, uint64_t vaddr, uint
 	return true;
 }
 
-const struct elf_symbol *elf_object_symbol(const struct elf_object *o, uint64_t vaddr)
+const struct elf_symbol *elf_object_symbol(struct elf_object *o, uint64_t vaddr)
 {
-	size_t lo = 0, hi = o->nsymbols;
+	size_t lo = 0, hi;
+	const struct elf_symbol *symbols = elf_object_symbols(o, &hi);
 
 	/* the last symbol at or below vaddr */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (o->symbols[mid].addr <= vaddr)
+		if (symbols[mid].addr <= vaddr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -278,8 +329,8 @@ const struct elf_symbol *elf_object_symbol(const struct elf_object *o, uint64_t 
 	if (lo == 0)
 		return NULL;
 	/* among symbols below, prefer one whose extent contains vaddr (aliases, nested) */
-	for (size_t i = lo; i-- > 0 && o->symbols[i].addr + 4096 > vaddr;)
-		if (vaddr < o->symbols[i].addr + o->symbols[i].size)
-			return &o->symbols[i];
-	return &o->symbols[lo - 1];
+	for (size_t i = lo; i-- > 0 && symbols[i].addr + 4096 > vaddr;)
+		if (vaddr < symbols[i].addr + symbols[i].size)
+			return &symbols[i];
+	return &symbols[lo - 1];
 }

@@ -1,7 +1,10 @@
 /* What systrace needs from an ELF object, read with libelf: its loadable segments
  * (to turn a file offset into the address addr2line takes) and its function symbols
  * (to name a site). Symbols come from .symtab, else from the separate debug file
- * found by build-id under /usr/lib/debug, else from .dynsym. */
+ * found by build-id under /usr/lib/debug, else from .dynsym. A large table is read
+ * at the object's first lookup, not at its load: most of the libraries a run maps
+ * hold no syscall site to name (librustc_driver's table, 165,000 symbols and 20 MB
+ * of names, took 80% of the tracer's time in a `cargo build`). */
 #ifndef SYSTRACE_ELF_OBJECT_H
 #define SYSTRACE_ELF_OBJECT_H
 
@@ -22,16 +25,20 @@ struct elf_symbol {
 struct elf_object {
 	struct elf_segment *segments;
 	size_t nsegments;
-	struct elf_symbol *symbols; /* sorted by addr */
-	size_t nsymbols;
-	char *names;                /* string pool */
+	struct elf_symbol *symbols; /* sorted by addr: read them through */
+	size_t nsymbols;            /* elf_object_symbols, which reads a table left */
+	char *names;                /* for later (string pool) */
+	bool later;                 /* a table left for later: its file (a descriptor */
+	int later_fd;               /* kept open till it is read) and its section's */
+	unsigned later_type;        /* type */
 	char build_id[41];          /* hex, "" if none (first 20 bytes) */
 	uint8_t build_id_bytes[20]; /* the same bytes, and where they lie when the object */
 	uint64_t build_id_vaddr;    /* is mapped (ELF address; 0: not in a loaded section) */
 	size_t build_id_len;
 };
 
-/* Reads the object open on fd; false (and an empty object) when it is not ELF. */
+/* Reads the object open on fd (a large symbol table: a descriptor of the file is
+ * kept until it is read); false (and an empty object) when it is not ELF. */
 bool elf_object_load(struct elf_object *o, int fd);
 /* Reads only the functions the object exports (.dynsym, global or weak, visible):
  * the names other objects call it by. No segments, no build-id. */
@@ -51,7 +58,12 @@ bool elf_object_readonly_offset(const struct elf_object *o, uint64_t vaddr, uint
  * open on fd; false if it has none. */
 bool elf_object_find_dynsym(int fd, const char *name, uint64_t *vaddr, uint64_t *size);
 
+/* Symbol tables of more bytes than this (the symbols and their names) are left for
+ * the first lookup (256 KiB unless set: the tests set it low). */
+void elf_object_set_eager_max(size_t bytes);
+/* o's function symbols, sorted by address (*n of them). */
+const struct elf_symbol *elf_object_symbols(struct elf_object *o, size_t *n);
 /* The symbol containing vaddr, else the nearest one below it; NULL if none. */
-const struct elf_symbol *elf_object_symbol(const struct elf_object *o, uint64_t vaddr);
+const struct elf_symbol *elf_object_symbol(struct elf_object *o, uint64_t vaddr);
 
 #endif

@@ -20,15 +20,17 @@ bool function_name_preferred(const char *a, const char *b)
 	return strcmp(a, b) < 0;
 }
 
-const char *function_name_at(const struct elf_object *o, uint64_t vaddr, bool exact)
+const char *function_name_at(struct elf_object *o, uint64_t vaddr, bool exact)
 {
-	const struct elf_symbol *sym = elf_object_symbol(o, vaddr), *end = o->symbols + o->nsymbols;
+	size_t n;
+	const struct elf_symbol *symbols = elf_object_symbols(o, &n), *end = symbols + n;
+	const struct elf_symbol *sym = elf_object_symbol(o, vaddr);
 	const char *best = NULL;
 
 	if (!sym || (exact ? sym->addr != vaddr : vaddr >= sym->addr + sym->size))
 		return NULL;
 	/* the aliases are its neighbours at the same address (sorted by address) */
-	while (sym > o->symbols && sym[-1].addr == sym->addr)
+	while (sym > symbols && sym[-1].addr == sym->addr)
 		sym--;
 	for (uint64_t at = sym->addr; sym < end && sym->addr == at; sym++)
 		if ((exact || vaddr < sym->addr + sym->size) && (!best || function_name_preferred(sym->name, best)))

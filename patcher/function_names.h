@@ -16,6 +16,6 @@
 bool function_name_preferred(const char *a, const char *b);
 /* The preferred name among o's symbols that start at vaddr (exact), or else among
  * those that contain it and start closest below it; NULL if none. */
-const char *function_name_at(const struct elf_object *o, uint64_t vaddr, bool exact);
+const char *function_name_at(struct elf_object *o, uint64_t vaddr, bool exact);
 
 #endif

@@ -100,7 +100,7 @@ static uint64_t callee_of(pid_t tid, const struct libc_view *v, uint64_t ret)
 static const char *entry_point(pid_t tid, const struct libc_view *v, enum unwind_end end,
 			       const struct unwind_walk *w)
 {
-	const struct object *o = v->libc.object;
+	struct object *o = v->libc.object;
 	const char *name = NULL;
 	uint64_t callee;
 

@@ -688,7 +688,7 @@ bool objects_find_mapped(pid_t tid, uint64_t addr, bool (*matches)(const char *p
 	return m->object != NULL;
 }
 
-const char *objects_function_name(const struct object *o, uint64_t vaddr, bool exact)
+const char *objects_function_name(struct object *o, uint64_t vaddr, bool exact)
 {
 	const char *name = function_name_at(&o->exported, vaddr, exact);
 

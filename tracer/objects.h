@@ -112,7 +112,7 @@ bool objects_find_mapped(pid_t tid, uint64_t addr, bool (*matches)(const char *p
 /* The function at ELF address vaddr of o: starting there (exact), by its exported
  * names (patcher/function_names.h); or (not exact) the exported one containing it,
  * else the one of o's own symbols (.symtab, debug file) containing it; NULL if none. */
-const char *objects_function_name(const struct object *o, uint64_t vaddr, bool exact);
+const char *objects_function_name(struct object *o, uint64_t vaddr, bool exact);
 /* Reads len bytes at ELF address vaddr of o (found by objects_find_mapped) from the
  * tracer's own mapping of its file, where they lie in a segment the program cannot
  * write; false otherwise (read the process then). */

@@ -36,6 +36,43 @@ START_TEST(own_symbols_are_found)
 }
 END_TEST
 
+/* A table left for the first lookup (the threshold set to defer any): nothing read
+ * at the load, the same symbol found at the lookup, the file's descriptor closed. */
+START_TEST(large_tables_are_read_at_the_first_lookup)
+{
+	struct elf_object o;
+	int fd = open("/proc/self/exe", O_RDONLY), kept;
+	const struct elf_symbol *sym;
+	uint64_t vaddr = 0;
+	size_t n;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert(elf_object_load(&o, fd));
+	for (size_t i = 0; i < o.nsymbols; i++)
+		if (strcmp(o.symbols[i].name, "elf_test_marker_function") == 0)
+			vaddr = o.symbols[i].addr;
+	ck_assert(!o.later);
+	elf_object_free(&o);
+	ck_assert_uint_ne(vaddr, 0);
+	elf_object_set_eager_max(0);
+	ck_assert(elf_object_load(&o, fd));
+	elf_object_set_eager_max(256 * 1024);
+	close(fd);
+	ck_assert(o.later);
+	ck_assert_uint_eq(o.nsymbols, 0);
+	kept = o.later_fd;
+	ck_assert_int_ge(fcntl(kept, F_GETFD), 0);
+	sym = elf_object_symbol(&o, vaddr + 2);
+	ck_assert_ptr_nonnull(sym);
+	ck_assert_str_eq(sym->name, "elf_test_marker_function");
+	ck_assert(!o.later);
+	ck_assert_int_eq(fcntl(kept, F_GETFD), -1);
+	ck_assert_ptr_nonnull(elf_object_symbols(&o, &n));
+	ck_assert_uint_gt(n, 0);
+	elf_object_free(&o);
+}
+END_TEST
+
 START_TEST(file_offsets_become_vaddrs)
 {
 	struct elf_object o = { 0 };
@@ -142,7 +179,8 @@ END_TEST
 Suite *elf_object_suite(void)
 {
 	return single_case_suite("elf_object", (const TTest *const[]){
-		own_symbols_are_found, file_offsets_become_vaddrs, only_readonly_bytes_come_from_the_file,
+		own_symbols_are_found, large_tables_are_read_at_the_first_lookup, file_offsets_become_vaddrs,
+		only_readonly_bytes_come_from_the_file,
 		nearest_symbol_when_none_contains, build_id_and_dynamic_symbols, prologues_cover_whole_instructions,
 		non_elf_is_refused, NULL });
 }
