@@ -42,7 +42,8 @@ clang_sanitizes() {
 
 # `install-deps.sh real`: what make check-real runs (tests/real/run.sh): perf for the
 # kernel's counts, CPython's regression tests for the interpreter Debian ships
-# (/usr/bin/python3.11), git, xz, bash, binutils' source for the libiberty build
+# (/usr/bin/python3.11), git, xz, bash, binutils' source for the libiberty build,
+# cargo (rustup's in ~/.cargo/bin will do; else Debian's)
 real_ready() {
 	command -v perf >/dev/null 2>&1 && command -v git >/dev/null 2>&1 &&
 		command -v xz >/dev/null 2>&1 && command -v bash >/dev/null 2>&1 &&
@@ -50,12 +51,16 @@ real_ready() {
 		[ -d /usr/src/binutils ] &&
 		/usr/bin/python3.11 -c 'import test.test_threading' >/dev/null 2>&1
 }
+cargo_ready() {
+	command -v cargo >/dev/null 2>&1 || [ -x "$HOME/.cargo/bin/cargo" ]
+}
 
 if [ "$1" = real ]; then
-	real_ready && exit 0
-	apt_install "the real programs' test dependencies" \
-		linux-perf libpython3.11-testsuite python3.11 git xz-utils bash binutils-source make gcc
-	real_ready
+	real_ready ||
+		apt_install "the real programs' test dependencies" \
+			linux-perf libpython3.11-testsuite python3.11 git xz-utils bash binutils-source make gcc
+	cargo_ready || apt_install "cargo (check-real's Rust build)" cargo
+	real_ready && cargo_ready
 	exit
 fi
 

@@ -415,6 +415,77 @@ def regrtest(c, module, patterns, mode, tag):
     return r, results
 
 
+CARGO_TOML = """[package]
+name = "shapes"
+version = "0.1.0"
+edition = "2021"
+
+[profile.release]
+codegen-units = 4
+"""
+CARGO_MAIN = """mod shapes;
+use std::collections::BTreeMap;
+fn main() {
+    let mut m = BTreeMap::new();
+    for (i, s) in shapes::all().iter().enumerate() { m.insert(s.name(), (i, s.area())); }
+    let h = std::thread::spawn(|| (1..=20u64).product::<u64>());
+    for (k, v) in &m { println!("{} {} {:.3}", k, v.0, v.1); }
+    println!("20! = {}", h.join().unwrap());
+}
+"""
+CARGO_SHAPES = """pub trait Shape { fn name(&self) -> String; fn area(&self) -> f64; }
+pub struct Circle(pub f64);
+pub struct Rect(pub f64, pub f64);
+impl Shape for Circle {
+    fn name(&self) -> String { format!("circle{}", self.0) }
+    fn area(&self) -> f64 { std::f64::consts::PI * self.0 * self.0 }
+}
+impl Shape for Rect {
+    fn name(&self) -> String { format!("rect{}x{}", self.0, self.1) }
+    fn area(&self) -> f64 { self.0 * self.1 }
+}
+pub fn all() -> Vec<Box<dyn Shape>> { vec![Box::new(Circle(1.5)), Box::new(Rect(2.0, 3.0)), Box::new(Circle(0.5))] }
+"""
+# The processes, threads, pipes (the jobserver's), folders and renames of a build
+# from a clean target folder: the same in every native run (21 execve, 28 clone3,
+# 14 pipe2 and 14 mkdir on 2026-12-07); not openat or write (650 or 651).
+CARGO_CALLS = ["execve", "exit_group", "clone", "clone3", "vfork", "pipe2", "mkdir", "rename", "unlink", "getdents64"]
+
+
+def case_cargo(c):
+    """A Rust crate built by cargo (rustc: threads, a jobserver, libraries of 150 MB
+    with 165,000 symbols), then run: the same program out, the same counts."""
+    cargo = shutil.which("cargo") or os.path.expanduser("~/.cargo/bin/cargo")
+    proj = c.path("shapes")
+    os.makedirs(os.path.join(proj, "src"), exist_ok=True)
+    for name, text in (("Cargo.toml", CARGO_TOML), ("src/main.rs", CARGO_MAIN), ("src/shapes.rs", CARGO_SHAPES)):
+        with open(os.path.join(proj, name), "w") as f:
+            f.write(text)
+    argv = [cargo, "build", "--offline", "--release", "-j2", "-q", "--manifest-path", os.path.join(proj, "Cargo.toml")]
+    program = [os.path.join(proj, "target", "release", "shapes")]
+    results = {}
+    for mode in ("native", "systrace"):
+        shutil.rmtree(os.path.join(proj, "target"), ignore_errors=True)
+        r = c.run(argv) if mode == "native" else c.traced(argv, c.path("cargo.st"))
+        results[mode] = r + (c.run(program)[1],)
+        c.say(f"     cargo build ({mode}): status {r[0]}, {r[3]:.1f} s")
+    (st_n, _, err_n, _, out_n), (st_t, _, err_t, _, out_t) = results["native"], results["systrace"]
+    if st_n != 0:
+        c.problem(f"cargo build fails natively (status {st_n}): {err_n[-1000:]}")
+    if c.same_status("cargo build", st_n, st_t, err_t):
+        c.same_bytes("the built program's output", out_n, out_t)
+    c.files_complete(c.path("cargo.st"), "cargo build")
+    runs = []
+    for mode in ("perf", "perf", "systrace"):
+        shutil.rmtree(os.path.join(proj, "target"), ignore_errors=True)
+        if mode == "perf":
+            runs.append(c.perf_counts(argv, CARGO_CALLS)[2])
+        else:
+            st, _, err, _ = c.traced(argv, c.path("cargoc.st"), env=c.traced_env())
+            c.same_status("cargo build (counted)", 0, st, err)
+    c.compare_counts("cargo build", CARGO_CALLS, runs, c.path("cargoc.st"), adjust={"execve": 1})
+
+
 def case_cpython(c):
     if subprocess.run([PYTHON, "-c", "import test.test_threading"], capture_output=True).returncode:
         c.problem(f"{PYTHON} has no regression tests (install libpython3.11-testsuite: scripts/install-deps.sh real)")
@@ -539,7 +610,7 @@ def case_pty(c):
 
 
 CASES = {"xz": case_xz, "sort": case_sort, "git": case_git, "libiberty": case_libiberty,
-         "cpython": case_cpython, "pty": case_pty}
+         "cpython": case_cpython, "pty": case_pty, "cargo": case_cargo}
 
 
 def main(argv):

@@ -9,7 +9,8 @@
 # files), git (a scratch repository: commits, branches, a merge, a tag, gc, fsck,
 # archive, clone), libiberty (configure + make -j2, bench/prepare-libiberty.sh),
 # cpython (regression test modules of Debian's libpython3.11-testsuite: threads,
-# subprocesses, signals, selectors, asyncio, multiprocessing).
+# subprocesses, signals, selectors, asyncio, multiprocessing), cargo (a Rust crate
+# built by cargo --release -j2, then run).
 # Each case runs BUILD/systrace (the plain build) and checks the same exit status and
 # output as natively and, for calls whose number does not depend on timing, the same
 # counts as `perf stat -e syscalls:sys_enter_NAME`; tests/real/real.py says how, and
@@ -18,7 +19,7 @@
 # tracepoints (linux-perf) and the packages of `scripts/install-deps.sh real`.
 BUILD=${1:-build}
 [ $# -gt 0 ] && shift
-CASES=${*:-pty xz sort git libiberty cpython}
+CASES=${*:-pty xz sort git libiberty cpython cargo}
 HERE=$(cd "$(dirname "$0")" && pwd)
 if [ ! -x "$BUILD/systrace" ]; then
 	echo "run.sh: $BUILD/systrace is missing (make all)" >&2
