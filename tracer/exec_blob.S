@@ -30,6 +30,9 @@
  *            close(s) and the next name;
  *          getpid at a `syscall` here: a stop, where the tracer sends the
  *          descriptor; recvmsg(s) takes it (SCM_RIGHTS); close(s)
+ *          fstat(fd): the region's device and inode, whichever way it came (a
+ *            name squatted in a sandbox's own network namespace or /tmp hands
+ *            out something else: close(fd), and the slow path)
  *          r12 = mmap(gate + 4096, region size, rw-, shared|fixed-noreplace,
  *                     fd, 0)                                   the region, right
  *                after the gate, far from where the loader maps the libraries
@@ -64,6 +67,7 @@
 #define SYS_open 2
 #define SYS_close 3
 #define SYS_stat 4
+#define SYS_fstat 5
 #define SYS_mmap 9
 #define SYS_mprotect 10
 #define SYS_pwrite64 18
@@ -84,6 +88,7 @@
 #define SCM_RIGHTS 1
 #define CMSG_LEN_INT 20     /* a cmsghdr (16 bytes) and one descriptor */
 #define CMSG_SPACE_INT 24
+#define ENOENT 2
 #define EPROTO 71
 
 /* Scratch memory, from the stack pointer after its move: a struct stat; recvmsg's
@@ -151,6 +156,7 @@ exec_blob:
 	test %rax, %rax
 	jns .Lhave_region
 .Lask:                                          /* or from the tracer, by its socket */
+	mov $-ENOENT, %r12                          /* (if it has no name) */
 	xor %ebp, %ebp                              /* rbp: the name's index */
 .Lask_name:
 	cmp $EXEC_BLOB_NSOCKETS, %rbp
@@ -159,7 +165,7 @@ exec_blob:
 	lea DATA(EXEC_BLOB_SOCKETS), %rsi
 	add %rax, %rsi
 	cmpq $0, (%rsi)
-	je .Ldone                                   /* no more names */
+	je .Lask_next                               /* none by this name */
 	mov $SYS_socket, %eax
 	mov $AF_UNIX, %edi
 	mov $SOCK_STREAM_NONBLOCK_CLOEXEC, %esi
@@ -183,6 +189,7 @@ exec_blob:
 	mov $SYS_close, %eax                        /* hidden here: the next name */
 	mov %rbx, %rdi
 	GATE_CALL
+.Lask_next:
 	inc %rbp
 	jmp .Lask_name
 .Lconnected:
@@ -226,7 +233,21 @@ exec_blob:
 	GATE_CALL
 	mov %r12, %rax
 .Lhave_region:
-	mov %rax, %rbx                              /* the region's descriptor */
+	mov %rax, %rbx                              /* the region's descriptor, if */
+	mov $SYS_fstat, %eax                        /* fstat says so (not a squatter's) */
+	mov %rbx, %rdi
+	lea STAT_AT(%rsp), %rsi
+	GATE_CALL
+	mov %rax, %r12
+	test %rax, %rax
+	jnz .Lclose_socket
+	mov $-EPROTO, %r12
+	mov STAT_AT(%rsp), %rax                     /* st_dev */
+	cmp DATA(EXEC_BLOB_REGION_DEV), %rax
+	jne .Lclose_socket
+	mov STAT_AT+8(%rsp), %rax                   /* st_ino */
+	cmp DATA(EXEC_BLOB_REGION_INO), %rax
+	jne .Lclose_socket
 	mov $SYS_mmap, %eax
 	movabs $(SYSTRACE_GATE_HEX + 4096), %rdi
 	mov DATA(EXEC_BLOB_REGION_SIZE), %rsi

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +20,14 @@
 static struct region_reach shared;
 static _Thread_local struct region_reach reach;
 static _Thread_local int listeners[HANDOUT_NAMES] = { -1, -1 };
-/* the folder of the sockets' files ("": none), short enough for their names */
+/* the folder of the sockets' files ("": none), short enough for their names, and
+ * its descriptor */
 static char folder[sizeof(((struct sockaddr_un *)0)->sun_path) - sizeof("/2147483647")];
+static int folder_fd = -1;
+/* Under SYSTRACE_TEST_HANDOUT=wrong-file, what is handed out instead of the region,
+ * as a squatter of the socket's name would: another file (/dev/zero), which the
+ * set-up must refuse (test_namespaces). -1: the region. */
+static int wrong_fd = -1;
 
 static bool listen_at(int fd, struct sockaddr_un *addr, socklen_t *len, size_t name_len)
 {
@@ -87,38 +94,48 @@ static bool listen_here(void)
 
 void handout_close(void)
 {
-	DIR *d = folder[0] ? opendir(folder) : NULL;
+	int fd = folder_fd;
+	DIR *d;
 	struct dirent *e;
 
-	if (!d)
+	if (fd < 0)
 		return;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			unlinkat(dirfd(d), e->d_name, 0);
-	closedir(d);
+	folder_fd = -1;
+	/* through the folder's own descriptor: if its name was made to lead elsewhere
+	 * since, nothing there is removed */
+	if ((d = fdopendir(fd))) {
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+				unlinkat(fd, e->d_name, 0);
+		closedir(d);
+	} else {
+		close(fd);
+	}
 	rmdir(folder);
 	folder[0] = '\0';
 }
 
-/* The folder of the sockets' files, where TMPDIR says, as mktemp does (if a
- * socket's name fits there), else in /tmp; removed when the tracer exits (or dies
- * by the command's signal: main.c). */
+/* The folder of the sockets' files, where TMPDIR says, as mktemp does, else (no
+ * room there for a socket's name, or no folder made) in /tmp; removed when the
+ * tracer exits (or dies by the command's signal: main.c). */
 static void make_folder(void)
 {
-	const char *tmp = getenv("TMPDIR");
-	int n = -1;
+	const char *tmp = getenv("TMPDIR"), *places[2] = { tmp && tmp[0] == '/' ? tmp : NULL, "/tmp" };
 
-	if (tmp && tmp[0] == '/')
-		n = snprintf(folder, sizeof(folder), "%s/systrace-%d-XXXXXX", tmp, (int)getpid());
-	if (n < 0 || (size_t)n >= sizeof(folder))
-		snprintf(folder, sizeof(folder), "/tmp/systrace-%d-XXXXXX", (int)getpid());
-	if (!mkdtemp(folder) || atexit(handout_close) != 0)
+	for (int i = 0; i < 2 && folder_fd < 0; i++) {
+		int n = places[i] ? snprintf(folder, sizeof(folder), "%s/systrace-%d-XXXXXX", places[i], (int)getpid()) : -1;
+
+		if (n > 0 && (size_t)n < sizeof(folder) && mkdtemp(folder))
+			folder_fd = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (folder_fd < 0 || atexit(handout_close) != 0)
 		folder[0] = '\0';
 }
 
 bool handout_open(char *err, size_t errlen)
 {
 	struct stat st;
+	const char *test;
 
 	if (fstat(region_fd(), &st) < 0) {
 		snprintf(err, errlen, "cannot stat the shared region: %s", strerror(errno));
@@ -128,6 +145,8 @@ bool handout_open(char *err, size_t errlen)
 	shared.dev = st.st_dev;
 	shared.ino = st.st_ino;
 	make_folder();
+	if ((test = getenv("SYSTRACE_TEST_HANDOUT")) && strcmp(test, "wrong-file") == 0)
+		wrong_fd = open("/dev/zero", O_RDWR | O_CLOEXEC);
 	if (listen_here())
 		return true;
 	snprintf(err, errlen, "cannot open the socket that hands out the shared region: %s", strerror(errno));
@@ -173,7 +192,7 @@ static void send_region(int conn)
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
 			      .msg_controllen = sizeof(control.buf) };
 	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	int fd = region_fd();
+	int fd = wrong_fd >= 0 ? wrong_fd : region_fd();
 
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;

@@ -10,14 +10,20 @@
 #    `sh -c 'getppid_loop 1000; getppid_loop 1000'`: exit 0, nothing on stderr,
 #    every image inside in-process (library `ready`, at least 999 of each
 #    getppid_loop's 1000 calls in-process), the counts equal strace -f -c's (+
-#    exit_group); after each run, the folder's TMPDIR is empty again;
+#    exit_group); after each run, the folder's TMPDIR is empty again; the same
+#    for `unshare -rn` run by a user (nobody: systrace too), whose namespace maps
+#    root to that user;
 #  - while a command runs, the folder holds one socket per serving thread (2 with
 #    --tracer-threads=2); it is gone after a run whose command was killed by
 #    SIGTERM, which systrace dies by too (exit status 143);
 #  - every way hidden (pid and network namespaces, and a tmpfs mounted over TMPDIR
 #    inside): getppid_loop 1000 stays on the slow path (library
 #    `region-unreachable`), its 1000 getppid counted exactly, every one stopped in
-#    the tracer.
+#    the tracer;
+#  - the socket handing out another file, as a squatter of its name in a sandbox
+#    would (SYSTRACE_TEST_HANDOUT=wrong-file: /dev/zero), under `unshare -fp
+#    --mount-proc`: the set-up refuses it (fstat: not the region), getppid_loop is
+#    `region-unreachable`, its 1000 getppid counted exactly.
 . "$(dirname "$0")/lib.sh"
 P=$PROGRAMS
 T=$TMPDIR
@@ -29,7 +35,7 @@ if [ "$(id -u)" -ne 0 ] || ! unshare -rn true 2>/dev/null; then
 fi
 S=$T/sockets
 mkdir -p "$S"
-# TMPDIR=$S for systrace only (the test's own files stay in $T)
+# TMPDIR=$S for systrace (and the command it runs; the test's own files stay in $T)
 printf '#!/bin/sh\nTMPDIR="%s" exec "%s" "$@"\n' "$S" "$SYSTRACE" >"$T/systrace-tmpdir"
 chmod +x "$T/systrace-tmpdir"
 ST_BIN=$T/systrace-tmpdir
@@ -77,4 +83,29 @@ if [ -f "$T/hidden/syscalls.csv" ]; then
 	[ "$split" = "1000,0" ] ||
 		check_problem "every way hidden: getppid_loop's 1000 getppid ptraced,inprocess = '$split', expected 1000,0 (it never had the region)"
 fi
+
+echo "== a user's (nobody's) unshare -rn: its user namespace maps root to that user"
+# (nobody must reach systrace and the program, write the output and the folder)
+open=$(mktemp -d /tmp/systrace-nobody.XXXXXX) || fail "mktemp"
+chmod 755 "$open" && cp "$P/getppid_loop" "$SYSTRACE" "$open/" && mkdir "$open/out" "$open/tmp" &&
+	chown nobody "$open/out" "$open/tmp" || fail "the folders for nobody"
+printf '#!/bin/sh\nexec setpriv --reuid=nobody --regid=nogroup --clear-groups env TMPDIR="%s" "%s" "$@"\n' \
+	"$open/tmp" "$open/systrace" >"$open/as-nobody"
+chmod 755 "$open/as-nobody"
+ST_BIN=$open/as-nobody st_run_mode default "$open/out/user" unshare -rn sh -c '"$0" 1000; "$0" 1000' "$open/getppid_loop"
+if [ "$ST_STATUS" -ne 0 ]; then
+	check_problem "nobody's unshare -rn: exit status $ST_STATUS"
+	st_show_err "$open/out/user"
+elif require_file "$open/out/user/processes.csv" "nobody's unshare -rn"; then
+	csvtool library "$open/out/user" ready /getppid_loop --images 2 --inprocess 999 ||
+		check_problem "nobody's unshare -rn: the images inside are not in-process (above)"
+	expect_rows "$open/out/user" getppid "1 1000 1000" "nobody's unshare -rn"
+fi
+[ -z "$(ls -A "$open/tmp")" ] || check_problem "nobody's unshare -rn: TMPDIR not empty after the run: $(ls -A "$open/tmp")"
+rm -rf "$open"
+
+echo "== a squatter's file handed out (SYSTRACE_TEST_HANDOUT=wrong-file), in a pid namespace"
+SYSTRACE_TEST_HANDOUT=wrong-file st_run_mode default "$T/wrong" unshare -fp --mount-proc sh -c '"$0" 1000' "$P/getppid_loop"
+expect_unreachable_loop "$T/wrong" "a squatter's file handed out" 1000
+expect_count "$T/wrong" x86_64 getppid 1001 "a squatter's file handed out: sh and getppid_loop 1000"
 finish
