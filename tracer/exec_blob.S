@@ -104,6 +104,10 @@
 /* a call through the gate: number in eax, arguments set; counted in r13 */
 #define GATE_CALL inc %r13 ; movabs $(SYSTRACE_GATE_HEX + SYSTRACE_INSTRUMENT_OFFSET), %r11 ; call *%r11
 #define DATA(off) exec_blob_data + (off)(%rip)
+/* to label unless the struct stat at STAT_AT says the region's st_dev and st_ino */
+#define IF_NOT_REGION(label) \
+	mov STAT_AT(%rsp), %rax ; cmp DATA(EXEC_BLOB_REGION_DEV), %rax ; jne label ; \
+	mov STAT_AT+8(%rsp), %rax ; cmp DATA(EXEC_BLOB_REGION_INO), %rax ; jne label
 
 	.section .rodata
 	.balign 16
@@ -143,12 +147,7 @@ exec_blob:
 	GATE_CALL
 	test %rax, %rax
 	jnz .Lask
-	mov STAT_AT(%rsp), %rax                     /* st_dev */
-	cmp DATA(EXEC_BLOB_REGION_DEV), %rax
-	jne .Lask
-	mov STAT_AT+8(%rsp), %rax                   /* st_ino */
-	cmp DATA(EXEC_BLOB_REGION_INO), %rax
-	jne .Lask
+	IF_NOT_REGION(.Lask)
 	mov $SYS_open, %eax
 	lea DATA(EXEC_BLOB_PATH), %rdi
 	mov $O_RDWR_CLOEXEC, %esi
@@ -242,12 +241,7 @@ exec_blob:
 	test %rax, %rax
 	jnz .Lclose_socket
 	mov $-EPROTO, %r12
-	mov STAT_AT(%rsp), %rax                     /* st_dev */
-	cmp DATA(EXEC_BLOB_REGION_DEV), %rax
-	jne .Lclose_socket
-	mov STAT_AT+8(%rsp), %rax                   /* st_ino */
-	cmp DATA(EXEC_BLOB_REGION_INO), %rax
-	jne .Lclose_socket
+	IF_NOT_REGION(.Lclose_socket)
 	mov $SYS_mmap, %eax
 	movabs $(SYSTRACE_GATE_HEX + 4096), %rdi
 	mov DATA(EXEC_BLOB_REGION_SIZE), %rsi
