@@ -2,8 +2,9 @@
 # tracer_cpu.sh ARM...: interleaved rounds of the spawn loop (500 x /bin/true from
 # sh), eight of them in parallel (spawn8: 8 x 300, more processes that stop often
 # than CPUs), the compile loop (200 x cc -c of a one-line file: cc1's libraries include
-# one of more than 2 MB, tracer/layouts.h) and libiberty's configure + make -j2,
-# for each ARM: `native`, `floor`
+# one of more than 2 MB, tracer/layouts.h), libiberty's configure + make -j2 and
+# cargo's build of a small Rust crate (cargo: tests/real/shapes, from a clean target
+# folder; rustc maps libraries of 150 MB), for each ARM: `native`, `floor`
 # (bench/floor_tracer.c: a tracer told of each fork, exec, exit and signal that only
 # resumes, the floor of any ptrace tracer here), or the path of a systrace build (its
 # default mode). Per run: the wall time and, for the tracers, the tracer's CPU per
@@ -44,7 +45,8 @@ one_run() {
     spawn8) cmd='for k in 1 2 3 4 5 6 7 8; do sh -c '"'"'i=0; while [ $i -lt 300 ]; do /bin/true; i=$((i+1)); done'"'"' & done; wait' ;;
     cc) cmd='echo "int f(void) { return 1; }" >f.c; i=0; while [ $i -lt 200 ]; do cc -c f.c; i=$((i+1)); done' ;;
     libiberty) cmd="$src/libiberty/configure >/dev/null 2>&1 && make -j2 >/dev/null 2>&1" ;;
-    *) echo "tracer_cpu.sh: unknown workload '$2' (spawn, spawn8, cc, libiberty)" >&2; exit 2 ;;
+    cargo) cmd="cargo build --offline --release -j2 -q --manifest-path '$here/../tests/real/shapes/Cargo.toml' --target-dir target" ;;
+    *) echo "tracer_cpu.sh: unknown workload '$2' (spawn, spawn8, cc, libiberty, cargo)" >&2; exit 2 ;;
     esac
     rm -rf "$work/build" "$work/out"
     mkdir -p "$work/build"

@@ -415,37 +415,6 @@ def regrtest(c, module, patterns, mode, tag):
     return r, results
 
 
-CARGO_TOML = """[package]
-name = "shapes"
-version = "0.1.0"
-edition = "2021"
-
-[profile.release]
-codegen-units = 4
-"""
-CARGO_MAIN = """mod shapes;
-use std::collections::BTreeMap;
-fn main() {
-    let mut m = BTreeMap::new();
-    for (i, s) in shapes::all().iter().enumerate() { m.insert(s.name(), (i, s.area())); }
-    let h = std::thread::spawn(|| (1..=20u64).product::<u64>());
-    for (k, v) in &m { println!("{} {} {:.3}", k, v.0, v.1); }
-    println!("20! = {}", h.join().unwrap());
-}
-"""
-CARGO_SHAPES = """pub trait Shape { fn name(&self) -> String; fn area(&self) -> f64; }
-pub struct Circle(pub f64);
-pub struct Rect(pub f64, pub f64);
-impl Shape for Circle {
-    fn name(&self) -> String { format!("circle{}", self.0) }
-    fn area(&self) -> f64 { std::f64::consts::PI * self.0 * self.0 }
-}
-impl Shape for Rect {
-    fn name(&self) -> String { format!("rect{}x{}", self.0, self.1) }
-    fn area(&self) -> f64 { self.0 * self.1 }
-}
-pub fn all() -> Vec<Box<dyn Shape>> { vec![Box::new(Circle(1.5)), Box::new(Rect(2.0, 3.0)), Box::new(Circle(0.5))] }
-"""
 # The processes, threads, pipes (the jobserver's), folders and renames of a build
 # from a clean target folder: the same in every native run (21 execve, 28 clone3,
 # 14 pipe2 and 14 mkdir on 2026-12-07); not openat or write (650 or 651).
@@ -453,14 +422,12 @@ CARGO_CALLS = ["execve", "exit_group", "clone", "clone3", "vfork", "pipe2", "mkd
 
 
 def case_cargo(c):
-    """A Rust crate built by cargo (rustc: threads, a jobserver, libraries of 150 MB
-    with 165,000 symbols), then run: the same program out, the same counts."""
+    """A Rust crate (tests/real/shapes) built by cargo (rustc: threads, a jobserver,
+    libraries of 150 MB with 165,000 symbols), then run: the same program out, the
+    same counts."""
     cargo = shutil.which("cargo") or os.path.expanduser("~/.cargo/bin/cargo")
     proj = c.path("shapes")
-    os.makedirs(os.path.join(proj, "src"), exist_ok=True)
-    for name, text in (("Cargo.toml", CARGO_TOML), ("src/main.rs", CARGO_MAIN), ("src/shapes.rs", CARGO_SHAPES)):
-        with open(os.path.join(proj, name), "w") as f:
-            f.write(text)
+    shutil.copytree(os.path.join(HERE, "shapes"), proj)
     argv = [cargo, "build", "--offline", "--release", "-j2", "-q", "--manifest-path", os.path.join(proj, "Cargo.toml")]
     program = [os.path.join(proj, "target", "release", "shapes")]
     results = {}
