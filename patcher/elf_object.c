@@ -89,6 +89,10 @@ static void read_symbols(struct elf_object *o, Elf *elf, Elf_Scn *scn, bool expo
 
 	if (!data || !gelf_getshdr(scn, &sh) || sh.sh_entsize == 0)
 		return;
+	/* (a debug file's table without functions read before .dynsym's) */
+	free(o->symbols);
+	free(o->names);
+	o->nsymbols = 0;
 	count = sh.sh_size / sh.sh_entsize;
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < count; i++) {
@@ -123,12 +127,6 @@ static void read_symbols(struct elf_object *o, Elf *elf, Elf_Scn *scn, bool expo
 	qsort(o->symbols, o->nsymbols, sizeof(*o->symbols), by_addr);
 }
 
-static size_t eager_max = 256 * 1024;
-
-void elf_object_set_eager_max(size_t bytes)
-{
-	eager_max = bytes;
-}
 
 static size_t table_bytes(Elf *elf, Elf_Scn *scn)
 {
@@ -144,7 +142,7 @@ static size_t table_bytes(Elf *elf, Elf_Scn *scn)
 /* The function symbols of the object's table of the given type, in the ELF open on
  * fd: read now, or, a large table, left for later with a descriptor of the file.
  * False if it has no such table. */
-static bool take_symbols(struct elf_object *o, Elf *elf, int fd, GElf_Word type)
+static bool take_symbols(struct elf_object *o, Elf *elf, int fd, GElf_Word type, size_t eager_max)
 {
 	Elf_Scn *scn = find_section(elf, type);
 
@@ -160,7 +158,7 @@ static bool take_symbols(struct elf_object *o, Elf *elf, int fd, GElf_Word type)
 }
 
 /* The separate debug file of a stripped object, by build-id, if it is installed. */
-static bool read_debug_symbols(struct elf_object *o)
+static bool read_debug_symbols(struct elf_object *o, size_t eager_max)
 {
 	char path[128];
 	int fd;
@@ -172,7 +170,7 @@ static bool read_debug_symbols(struct elf_object *o)
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return false;
 	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)))
-		take_symbols(o, elf, fd, SHT_SYMTAB);
+		take_symbols(o, elf, fd, SHT_SYMTAB, eager_max);
 	elf_end(elf);
 	close(fd);
 	return o->nsymbols > 0 || o->later;
@@ -192,7 +190,7 @@ static Elf *begin_elf(struct elf_object *o, int fd)
 	return NULL;
 }
 
-bool elf_object_load(struct elf_object *o, int fd)
+bool elf_object_load(struct elf_object *o, int fd, size_t eager_max)
 {
 	Elf *elf = begin_elf(o, fd);
 
@@ -200,8 +198,8 @@ bool elf_object_load(struct elf_object *o, int fd)
 		return false;
 	read_segments(o, elf);
 	read_build_id(o, elf);
-	if (!take_symbols(o, elf, fd, SHT_SYMTAB) && !read_debug_symbols(o))
-		take_symbols(o, elf, fd, SHT_DYNSYM);
+	if (!take_symbols(o, elf, fd, SHT_SYMTAB, eager_max) && !read_debug_symbols(o, eager_max))
+		take_symbols(o, elf, fd, SHT_DYNSYM, eager_max);
 	elf_end(elf);
 	return true;
 }

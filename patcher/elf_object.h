@@ -37,9 +37,13 @@ struct elf_object {
 	size_t build_id_len;
 };
 
-/* Reads the object open on fd (a large symbol table: a descriptor of the file is
- * kept until it is read); false (and an empty object) when it is not ELF. */
-bool elf_object_load(struct elf_object *o, int fd);
+/* Reads the object open on fd; its symbol table too if the table (its symbols and
+ * their names) is at most eager_max bytes, else at the first lookup, with a
+ * descriptor of the file kept till then. False (and an empty object) when it is
+ * not ELF. */
+bool elf_object_load(struct elf_object *o, int fd, size_t eager_max);
+/* What the tracer reads at once (SIZE_MAX: everything). */
+#define ELF_OBJECT_EAGER_MAX (256 * 1024)
 /* Reads only the functions the object exports (.dynsym, global or weak, visible):
  * the names other objects call it by. No segments, no build-id. */
 bool elf_object_load_exported(struct elf_object *o, int fd);
@@ -58,9 +62,6 @@ bool elf_object_readonly_offset(const struct elf_object *o, uint64_t vaddr, uint
  * open on fd; false if it has none. */
 bool elf_object_find_dynsym(int fd, const char *name, uint64_t *vaddr, uint64_t *size);
 
-/* Symbol tables of more bytes than this (the symbols and their names) are left for
- * the first lookup (256 KiB unless set: the tests set it low). */
-void elf_object_set_eager_max(size_t bytes);
 /* o's function symbols, sorted by address (*n of them). */
 const struct elf_symbol *elf_object_symbols(struct elf_object *o, size_t *n);
 /* The symbol containing vaddr, else the nearest one below it; NULL if none. */

@@ -110,19 +110,41 @@ static void unpin(struct object *o)
 	npinned--;
 }
 
-/* Out of descriptors (fd_limit.h): the cache keeps half of its pins, and no more
- * from then on, so that the descriptors the run needs (a memory's, an object read)
- * come first and the cache does not take them again. True if it closed any. */
-static bool give_up_pins(void)
+/* Objects whose large symbol table waits for its first lookup hold a descriptor of
+ * their file each (patcher/elf_object.h): at most this many, past which tables are
+ * read at once. Most never get a lookup (no syscall site of theirs to name). */
+#define MAX_DEFERRED 64
+static _Thread_local unsigned ndeferred, max_deferred = MAX_DEFERRED;
+
+/* o's symbols, read now if they waited */
+static struct elf_object *symbols_of(struct object *o)
 {
-	unsigned had = npinned;
+	size_t n;
+
+	if (o->elf.later) {
+		elf_object_symbols(&o->elf, &n);
+		ndeferred--;
+	}
+	return &o->elf;
+}
+
+/* Out of descriptors (fd_limit.h): the waiting symbol tables are read, and none
+ * waits from then on; the cache keeps half of its pins, and no more from then on,
+ * so that the descriptors the run needs (a memory's, an object read) come first and
+ * the cache does not take them again. True if it closed any. */
+static bool give_back_descriptors(void)
+{
+	unsigned had = npinned + ndeferred;
 
 	max_pinned = npinned / 2;
-	for (size_t b = 0; buckets && b < OBJECT_BUCKETS && npinned > max_pinned; b++)
-		for (struct object *o = buckets[b]; o && npinned > max_pinned; o = o->next)
-			if (o->pin_fd >= 0)
+	max_deferred = 0;
+	for (size_t b = 0; buckets && b < OBJECT_BUCKETS; b++)
+		for (struct object *o = buckets[b]; o; o = o->next) {
+			symbols_of(o);
+			if (o->pin_fd >= 0 && npinned > max_pinned)
 				unpin(o);
-	return npinned < had;
+		}
+	return npinned + ndeferred < had;
 }
 
 /* The open descriptor holds the inode, not what is in it: a file rewritten in place
@@ -199,7 +221,8 @@ static struct object *object_of(pid_t pid, const struct map_entry *e)
 	*o = (struct object){ .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size, .mtime = st.st_mtim,
 			      .ctime = st.st_ctim, .path = strdup(e->path), .pin_fd = -1, .next = *head };
 	if ((fd = fd_open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
-		elf_object_load(&o->elf, fd);
+		elf_object_load(&o->elf, fd, ndeferred < max_deferred ? ELF_OBJECT_EAGER_MAX : SIZE_MAX);
+		ndeferred += o->elf.later;
 		close(fd);
 	}
 	*head = o;
@@ -225,7 +248,7 @@ static void resolve_one(struct site_record *s, const struct map_entry *e, struct
 	file_offset = s->addr - e->start + e->file_offset;
 	s->object = o ? o->path : intern(e->path);
 	s->offset = o && elf_object_vaddr(&o->elf, file_offset, &vaddr) ? vaddr : file_offset;
-	if (o && (sym = elf_object_symbol(&o->elf, s->offset))) {
+	if (o && (sym = elf_object_symbol(symbols_of(o), s->offset))) {
 		s->symbol = sym->name;
 		s->symbol_offset = s->offset - sym->addr;
 	}
@@ -278,7 +301,7 @@ void objects_setup(void)
 	if (dir && strlen(dir) < sizeof(cache_dir))
 		strcpy(cache_dir, dir);
 	free(dir);
-	fd_limit_on_short(give_up_pins);
+	fd_limit_on_short(give_back_descriptors);
 }
 
 static const struct code_scan *scan_of(pid_t tid, const struct map_entry *e, struct object *o)
@@ -293,7 +316,7 @@ static const struct code_scan *scan_of(pid_t tid, const struct map_entry *e, str
 		const char *path = mapped_file(tid, e, via, sizeof(via), &st);
 		int fd = path ? fd_open(path, O_RDONLY | O_CLOEXEC) : -1;
 
-		o->scanned = fd >= 0 && code_scan_object(&o->scan, fd, &o->elf) ? SCAN_DONE : SCAN_FAILED;
+		o->scanned = fd >= 0 && code_scan_object(&o->scan, fd, symbols_of(o)) ? SCAN_DONE : SCAN_FAILED;
 		if (fd >= 0)
 			close(fd);
 		if (o->scanned == SCAN_DONE && *id && *cache_dir)
@@ -692,7 +715,7 @@ const char *objects_function_name(struct object *o, uint64_t vaddr, bool exact)
 {
 	const char *name = function_name_at(&o->exported, vaddr, exact);
 
-	return name || exact ? name : function_name_at(&o->elf, vaddr, false);
+	return name || exact ? name : function_name_at(symbols_of(o), vaddr, false);
 }
 
 bool objects_read_readonly(const struct object *o, uint64_t vaddr, void *buf, size_t len)

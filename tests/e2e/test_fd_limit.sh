@@ -12,7 +12,12 @@
 #    twice each, one after another (each copy is pinned at its second run, more
 #    than the limit allows): every site of the run is named with its object (the
 #    lookups, which open /proc/PID/maps, found a descriptor: the pins gave way),
-#    and every image of a copy has its calls in-process (>= 99).
+#    and every image of a copy has its calls in-process (>= 99);
+#  - 150 distinct copies of many_symbols (a symbol table left for its first
+#    lookup, a descriptor of the file kept till then) run once each: at the end
+#    the tracer holds at most 64 of them open twice (a pin each, and at most 64
+#    tables waiting: tracer/objects.c), and every copy's calls are in-process
+#    (>= 99).
 . "$(dirname "$0")/lib.sh"
 P=$PROGRAMS
 hard=$(ulimit -Hn)
@@ -85,4 +90,23 @@ for r in unnamed[:3]:
     print(f"    pid {r['pid']} image {r['image']} {r['address']} ({r['syscall']})")
 sys.exit(1 if unnamed or not rows else 0)
 PY
+
+echo "== 150 copies of many_symbols, once each"
+D=$TMPDIR/tables
+cat >"$TMPDIR/tables.sh" <<EOF
+i=0
+while [ \$i -lt 150 ]; do
+	cp "$P/many_symbols" "$TMPDIR/table\$i" && "$TMPDIR/table\$i" 100 || exit 1
+	i=\$((i + 1))
+done
+for f in /proc/\$PPID/fd/*; do readlink "\$f"; done | grep "^$TMPDIR/table[0-9]*\\\$" | sort | uniq -c |
+	awk '\$1 > 1 { n++ } END { print n + 0 }'
+EOF
+st_run_mode default "$D" sh "$TMPDIR/tables.sh"
+[ "$ST_STATUS" -eq 0 ] || check_problem "the many_symbols copies exited $ST_STATUS"
+twice=$(tail -n 1 "$D.out")
+[ "$twice" -le 64 ] ||
+	check_problem "systrace holds $twice of the 150 copies open twice at their end (a pin, and a table waiting for a lookup): more than 64 tables wait"
+require_file "$D/processes.csv" "150 copies" &&
+	in_process "$D" "$TMPDIR/table" 150 "a many_symbols copy's calls were ptraced"
 finish

@@ -102,7 +102,7 @@ START_TEST(whole_object_is_swept)
 	ck_assert(dladdr((void *)getppid, &info));
 	fd = open(info.dli_fname, O_RDONLY);
 	ck_assert_int_ge(fd, 0);
-	ck_assert(elf_object_load(&o, fd));
+	ck_assert(elf_object_load(&o, fd, SIZE_MAX));
 	ck_assert(code_scan_object(&s, fd, &o));
 	close(fd);
 	for (size_t i = 0; i < o.nsymbols; i++)

@@ -20,7 +20,7 @@ START_TEST(own_symbols_are_found)
 	const struct elf_symbol *sym = NULL;
 
 	ck_assert_int_ge(fd, 0);
-	ck_assert(elf_object_load(&o, fd));
+	ck_assert(elf_object_load(&o, fd, SIZE_MAX));
 	close(fd);
 	ck_assert_uint_gt(o.nsegments, 0);
 	ck_assert_uint_gt(o.nsymbols, 0);
@@ -36,7 +36,7 @@ START_TEST(own_symbols_are_found)
 }
 END_TEST
 
-/* A table left for the first lookup (the threshold set to defer any): nothing read
+/* A table left for the first lookup (a threshold of 0 defers any): nothing read
  * at the load, the same symbol found at the lookup, the file's descriptor closed. */
 START_TEST(large_tables_are_read_at_the_first_lookup)
 {
@@ -47,16 +47,14 @@ START_TEST(large_tables_are_read_at_the_first_lookup)
 	size_t n;
 
 	ck_assert_int_ge(fd, 0);
-	ck_assert(elf_object_load(&o, fd));
+	ck_assert(elf_object_load(&o, fd, SIZE_MAX));
 	for (size_t i = 0; i < o.nsymbols; i++)
 		if (strcmp(o.symbols[i].name, "elf_test_marker_function") == 0)
 			vaddr = o.symbols[i].addr;
 	ck_assert(!o.later);
 	elf_object_free(&o);
 	ck_assert_uint_ne(vaddr, 0);
-	elf_object_set_eager_max(0);
-	ck_assert(elf_object_load(&o, fd));
-	elf_object_set_eager_max(256 * 1024);
+	ck_assert(elf_object_load(&o, fd, 0));
 	close(fd);
 	ck_assert(o.later);
 	ck_assert_uint_eq(o.nsymbols, 0);
@@ -130,7 +128,7 @@ START_TEST(build_id_and_dynamic_symbols)
 	uint64_t off, vaddr, size;
 
 	ck_assert_int_ge(fd, 0);
-	ck_assert(elf_object_load(&o, fd));
+	ck_assert(elf_object_load(&o, fd, SIZE_MAX));
 	ck_assert_uint_eq(o.build_id_len, 20);
 	ck_assert_uint_ne(o.build_id_vaddr, 0);
 	ck_assert(elf_object_file_offset(&o, o.build_id_vaddr, &off));
@@ -170,7 +168,7 @@ START_TEST(non_elf_is_refused)
 	struct elf_object o;
 	int fd = open("/proc/self/maps", O_RDONLY);
 
-	ck_assert(!elf_object_load(&o, fd));
+	ck_assert(!elf_object_load(&o, fd, SIZE_MAX));
 	close(fd);
 	ck_assert_uint_eq(o.nsymbols, 0);
 }

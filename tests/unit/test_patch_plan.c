@@ -179,7 +179,7 @@ static void libc_setup(void)
 	libc.base = (const uint8_t *)map->l_addr;
 	fd = open(info.dli_fname, O_RDONLY);
 	ck_assert_int_ge(fd, 0);
-	ck_assert(elf_object_load(&libc.o, fd));
+	ck_assert(elf_object_load(&libc.o, fd, SIZE_MAX));
 	ck_assert(code_scan_object(&libc.scan, fd, &libc.o));
 	close(fd);
 }
