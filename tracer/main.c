@@ -2,7 +2,6 @@
  * process it starts; see INTERFACE.md for the contract. */
 #include <errno.h>
 #include <malloc.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 
 #include "calibrate.h"
 #include "call_times.h"
+#include "cpus_allowed.h"
 #include "events.h"
 #include "fd_limit.h"
 #include "gate.h"
@@ -43,31 +43,6 @@
 #include "tsc_clock.h"
 
 enum { EXIT_SYSTRACE_FAILED = 125, EXIT_CANNOT_EXECUTE = 126, EXIT_NOT_FOUND = 127 };
-
-/* The CPUs the run may use (taskset's, as nproc counts them); the tests' way to
- * be a larger machine: SYSTRACE_TEST_CPUS. */
-static unsigned cpus_allowed(void)
-{
-	const char *test = getenv("SYSTRACE_TEST_CPUS");
-	long online = sysconf(_SC_NPROCESSORS_ONLN);
-
-	if (test && atoi(test) > 0)
-		return (unsigned)atoi(test);
-	/* a set as large as the kernel's CPUs need (more than a cpu_set_t holds) */
-	for (int n = CPU_SETSIZE; n <= 1 << 20; n *= 2) {
-		cpu_set_t *set = CPU_ALLOC(n);
-		size_t size = CPU_ALLOC_SIZE(n);
-		int got = set ? sched_getaffinity(0, size, set) : -1;
-		unsigned count = got == 0 ? (unsigned)CPU_COUNT_S(size, set) : 0;
-
-		CPU_FREE(set);
-		if (got == 0)
-			return count;
-		if (errno != EINVAL)
-			break;
-	}
-	return online > 0 ? (unsigned)online : 1;
-}
 
 static uint64_t tracer_cpu_ns(struct rusage *ru)
 {

@@ -6,7 +6,9 @@
 # 4 threads under the load rule alone; summary.csv says how many served and moved,
 # and the serving CPU of all of them; --log with 4 threads, every image of the mix on
 # the next: the log adds up to the CSV files, each thread's entries in time order;
-# one serving thread per 8 CPUs by default; bad values are refused with a message.
+# one serving thread per 8 CPUs by default (fewer under a cgroup's CPU quota: 3 on
+# 64 CPUs with a quota of 20, in a cgroup made here); bad values are refused with a
+# message.
 # (`make check` also runs the whole e2e suite with 4 threads and every exec handed
 # off: SYSTRACE_TEST_THREADS.)
 . "$(dirname "$0")/lib.sh"
@@ -111,6 +113,31 @@ SYSTRACE_TEST_CPUS=17 st_run_mode default "$TMPDIR/cpus17" sh -c "$MIX"
 if require_file "$TMPDIR/cpus17/summary.csv" "the mix on 17 CPUs"; then
 	expect_summary "$TMPDIR/cpus17" tracer_threads 3 "the mix on 17 CPUs"
 	expect_count "$TMPDIR/cpus17" x86_64 getppid $((600 + 1000 + 80 + 33 + 25 + 1)) "the mix on 17 CPUs"
+fi
+# a cgroup's CPU quota of 20 CPUs on 64: three threads (tracer/cpus_allowed.h), in a
+# cgroup made here (v2 where it has the cpu controller, else v1's)
+cg=""
+if [ "$(id -u)" -eq 0 ]; then
+	if grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null &&
+		{ grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control || echo +cpu >/sys/fs/cgroup/cgroup.subtree_control; } 2>/dev/null &&
+		mkdir "/sys/fs/cgroup/systrace-test-$$" 2>/dev/null; then
+		cg=/sys/fs/cgroup/systrace-test-$$
+		echo "2000000 100000" >"$cg/cpu.max" || check_problem "cannot set $cg/cpu.max"
+	elif [ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ] && mkdir "/sys/fs/cgroup/cpu/systrace-test-$$" 2>/dev/null; then
+		cg=/sys/fs/cgroup/cpu/systrace-test-$$
+		{ echo 100000 >"$cg/cpu.cfs_period_us" && echo 2000000 >"$cg/cpu.cfs_quota_us"; } ||
+			check_problem "cannot set $cg's quota"
+	fi
+fi
+if [ -n "$cg" ]; then
+	printf '#!/bin/sh\necho $$ >"%s/cgroup.procs" && exec "%s" "$@"\n' "$cg" "$SYSTRACE" >"$TMPDIR/in-cgroup"
+	chmod +x "$TMPDIR/in-cgroup"
+	SYSTRACE_TEST_CPUS=64 ST_BIN=$TMPDIR/in-cgroup st_run_mode default "$TMPDIR/quota" true
+	[ "$ST_STATUS" -eq 0 ] || check_problem "in a cgroup with a quota of 20 CPUs: exit status $ST_STATUS"
+	expect_summary "$TMPDIR/quota" tracer_threads 3 "the default on 64 CPUs with a quota of 20"
+	rmdir "$cg" || check_problem "cannot remove $cg"
+else
+	echo "    the cgroup quota case not run: it needs root and a cgroup cpu controller"
 fi
 # the suite's default, with --log too
 SYSTRACE_TEST_THREADS=4 ST_OPTS=--log st_run_mode default "$TMPDIR/suite" true

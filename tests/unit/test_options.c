@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cpus_allowed.h"
 #include "launch.h"
 #include "options.h"
 #include "suites.h"
@@ -142,9 +143,25 @@ START_TEST(tracer_threads_auto_by_default)
 }
 END_TEST
 
+/* A cgroup's CPU quota in whole CPUs, rounded up (tracer/cpus_allowed.h). */
+START_TEST(cpu_quotas_in_whole_cpus)
+{
+	ck_assert_uint_eq(cpu_quota_cpus(400000, 100000), 4);
+	ck_assert_uint_eq(cpu_quota_cpus(150000, 100000), 2);
+	ck_assert_uint_eq(cpu_quota_cpus(1000, 100000), 1);
+	ck_assert_uint_eq(cpu_quota_cpus(-1, 100000), 0); /* v1: none */
+	ck_assert_uint_eq(cpu_quota_cpus(400000, 0), 0);
+	ck_assert_uint_eq(cpu_max_cpus("max 100000\n"), 0);
+	ck_assert_uint_eq(cpu_max_cpus("2000000 100000\n"), 20);
+	ck_assert_uint_eq(cpu_max_cpus("250000 100000"), 3);
+	ck_assert_uint_eq(cpu_max_cpus(""), 0);
+}
+END_TEST
+
 Suite *options_suite(void)
 {
 	return single_case_suite("options", (const TTest *const[]){
 		defaults_and_command, all_options, bad_usage_is_refused, commands_resolve_like_execvp,
-		summary_table_and_its_order, tracer_threads_auto_by_default, NULL });
+		summary_table_and_its_order, tracer_threads_auto_by_default, cpu_quotas_in_whole_cpus,
+		NULL });
 }
